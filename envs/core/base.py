@@ -1,0 +1,206 @@
+"""The AEC machinery every braincards game shares.
+
+A game's env subclasses :class:`CardGameEnv` and implements the hooks (``_new_state``,
+``_acting_agent``, ``_legal_actions``, ``_apply``, ``_is_terminal``, ``_agent_returns``,
+``_fill_observation``, ``_render_text``, ``action_meaning``). This class owns seats,
+rewards, masks, illegal-action handling, ``max_cycles`` truncation and rendering; the
+rules stay in each game's pure ``rules.py``.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from .config import check_action_int, check_choice, check_int, check_options
+from .errors import IllegalActionError
+from .layout import ObservationLayout
+
+ILLEGAL_ACTION_MODES = ("raise", "penalize")
+
+
+class CardGameEnv(AECEnv):
+    """PettingZoo AEC env over a pure rules engine (see module docstring)."""
+
+    metadata = {"name": "card_game", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    RESET_OPTIONS: tuple[str, ...] = ("deck", "first_player", "state")
+
+    def __init__(
+        self,
+        *,
+        num_agents: int,
+        num_actions: int,
+        layout: ObservationLayout,
+        max_cycles: int,
+        render_mode: str | None,
+        illegal_action: str,
+    ):
+        super().__init__()
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, self.metadata["render_modes"] + [None])
+        self.render_mode = render_mode
+        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        self.max_cycles = check_int("max_cycles", max_cycles, 1)
+        self.possible_agents = [f"player_{i}" for i in range(num_agents)]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        self.layout = layout
+        self._obs_size = layout.size
+        self._num_actions = num_actions
+        space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (layout.size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self._rng = random.Random()
+        self.state = None
+        self._legal: list[int] | None = None
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def observation_layout(self) -> dict[str, dict]:
+        """Every named slice of the observation vector: ``{name: {start, stop, size, doc}}``."""
+        return self.layout.as_dict()
+
+    # ------------------------------------------------------------------ hooks
+    def _new_state(self, rng: random.Random, options: dict):
+        raise NotImplementedError
+
+    def _acting_agent(self) -> int:
+        raise NotImplementedError
+
+    def _legal_actions(self) -> list[int]:
+        raise NotImplementedError
+
+    def _apply(self, action: int) -> None:
+        raise NotImplementedError
+
+    def _is_terminal(self) -> bool:
+        raise NotImplementedError
+
+    def _agent_returns(self) -> list[float]:
+        raise NotImplementedError
+
+    def _fill_observation(self, agent_index: int, out: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _render_text(self, agent_index: int | None) -> str:
+        raise NotImplementedError
+
+    def action_meaning(self, action: int) -> str:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        options = check_options(options, self.RESET_OPTIONS)
+        if seed is not None:
+            self._rng = random.Random(seed)
+        self.state = self._new_state(self._rng, options)
+        self._legal = None
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._decisions = [0] * len(self.possible_agents)
+        self._skip_agent_selection = None
+        if self._is_terminal():  # a scripted state may already be over
+            self._finish(self._agent_returns())
+        else:
+            self.agent_selection = self.possible_agents[self._acting_agent()]
+        if self.render_mode == "human":
+            self.render()
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the agent to move (empty once the game is over)."""
+        if self._legal is None:
+            self._legal = [] if self._done() else self._legal_actions()
+        return self._legal
+
+    def observe(self, agent):
+        index = self._index[agent]
+        obs = np.zeros(self._obs_size, np.float32)
+        self._fill_observation(index, obs)
+        mask = np.zeros(self._num_actions, np.int8)
+        if agent == self.agent_selection and not self._done():
+            mask[self.legal_actions()] = 1
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        index = self._index[agent]
+        try:
+            action = check_action_int(action)
+            self._apply(action)
+        except IllegalActionError as err:
+            if self.illegal_action == "penalize":
+                self._penalize(agent, action)
+                return
+            raise IllegalActionError(
+                f"{agent} chose illegal action {action!r}: {err}", action, self.legal_actions()
+            ) from None
+        self._legal = None
+        self._cumulative_rewards[agent] = 0
+        self._decisions[index] += 1
+        if self._is_terminal():
+            self._finish(self._agent_returns())
+        elif self._decisions[index] >= self.max_cycles:
+            for a in self.agents:
+                self.truncations[a] = True
+        else:
+            self.agent_selection = self.possible_agents[self._acting_agent()]
+        if self.render_mode == "human":
+            self.render()
+
+    def _done(self) -> bool:
+        agent = self.agent_selection
+        return self.terminations.get(agent, True) or self.truncations.get(agent, True)
+
+    def _finish(self, returns) -> None:
+        for i, a in enumerate(self.possible_agents):
+            self.rewards[a] = returns[i]
+            self.terminations[a] = True
+        self._accumulate_rewards()
+        self.agent_selection = self.possible_agents[0]
+
+    def _penalize(self, offender: str, action) -> None:
+        self._cumulative_rewards[offender] = 0
+        for a in self.agents:
+            self.rewards[a] = -1 if a == offender else 0
+            self.terminations[a] = True
+        self.infos[offender] = {"illegal_action": action}
+        self._accumulate_rewards()
+        self._legal = []
+
+    # ------------------------------------------------------------------ render
+    def render_text(self, viewer: str | None = None) -> str:
+        """The table as text: what ``viewer`` (an agent name) may see, or everything."""
+        if self.state is None:
+            raise RuntimeError("call reset() before rendering")
+        return self._render_text(None if viewer is None else self._index[viewer])
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass

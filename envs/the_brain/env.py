@@ -1,0 +1,233 @@
+"""The Brain as a PettingZoo AEC environment (a thin adapter over ``rules.py``)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from ..core.base import CardGameEnv
+from ..core.config import check_bool, check_choice, check_int
+from ..core.layout import ObservationLayout
+from . import rules
+from .cards import NUM_CARDS, SYMBOL_OF, action_name, card_name, short_name
+
+MAX_SEATS = rules.MAX_PLAYERS
+MEMORY_MODES = ("perfect", "none")
+MARGIN_BINS = 8  # one-hot of (limit - stacks), the last bin meaning "8 or more"
+
+
+def build_layout(open_hands: bool, discard_peek: bool, memory: str) -> ObservationLayout:
+    """The observation vector of one config, piece by piece (seats are observer-relative:
+    seat 0 is the observer, seat k the k-th seat after it)."""
+    n = NUM_CARDS
+    lay = ObservationLayout()
+    lay.add("decision", len(rules.DECISIONS), "one-hot of the pending decision: " + ", ".join(rules.DECISIONS))
+    lay.add("num_players", MAX_SEATS, "one-hot of the player count 1..4 (solo: the virtual seat is seat 1)")
+    lay.add("own_hand", n, "multi-hot of the card ids in the observer's hand")
+    if open_hands:
+        lay.add("other_hands", (MAX_SEATS - 1) * n, "open_hands: multi-hot of each other seat's hand, seats 1..3")
+    lay.add("domains", MAX_SEATS * n, "multi-hot of each seat's face-up domain, seats 0..3")
+    lay.add("hand_sizes", MAX_SEATS, "cards in each seat's hand / 36, seats 0..3")
+    lay.add("display_top", n, "multi-hot: card c is the top card of a display stack")
+    lay.add("display_covered_symbols", n * 6, "per top card c: count/6 of each action symbol covered beneath it (donate, cover, take_back, extra_card, remove_object, remove_color)")
+    if memory == "perfect":
+        lay.add("display_covered_cards", n * n, "memory=perfect: [top c, card d] = 1 when d is covered in the stack topped by c")
+    lay.add("stacks", 1, "display stacks / 36")
+    lay.add("limit", 1, "loss limit / 36")
+    lay.add("margin", MARGIN_BINS, "one-hot of limit - stacks (0..7, last bin = 7 or more)")
+    lay.add("deck_size", 1, "cards left in the deck / 36")
+    lay.add("discard_top", n, "one-hot of the discard pile's top card")
+    lay.add("discard_size", 1, "cards in the discard pile / 36")
+    if memory == "perfect":
+        lay.add("discard_pile", n, "memory=perfect: multi-hot of every card in the discard pile")
+    if discard_peek:
+        lay.add("peek_available", 1, "discard_peek: 1 while no seat has looked through the discard pile")
+        lay.add("peeked_by", MAX_SEATS, "discard_peek: one-hot of the seat that looked")
+        lay.add("peeked_cards", n, "discard_peek: the discard pile as the observer saw it when it looked")
+    lay.add("resolving", n, "one-hot of the played card whose action is being resolved")
+    lay.add("donating", n, "one-hot of the card chosen for a donation (donate_target decision)")
+    return lay
+
+
+class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
+    """The Brain (1-4 players, cooperative). See the README for every option."""
+
+    metadata = {"name": "the_brain_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    DEFAULT_MAX_CYCLES = 500
+
+    def __init__(
+        self,
+        num_players: int = 3,
+        difficulty="amateur",
+        hand_size: int = 5,
+        draw_rule: str = "mandatory",
+        open_hands: bool = False,
+        discard_peek: bool = False,
+        memory: str = "perfect",
+        max_cycles: int = DEFAULT_MAX_CYCLES,
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+    ):
+        self.config = rules.Config(
+            num_players=num_players,
+            limit=rules.limit_of(difficulty),
+            hand_size=hand_size,
+            draw_rule=draw_rule,
+            discard_peek=discard_peek,
+        )
+        self.difficulty = difficulty
+        self.open_hands = check_bool("open_hands", open_hands)
+        self.memory = check_choice("memory", memory, MEMORY_MODES)
+        check_int("max_cycles", max_cycles, 1)
+        super().__init__(
+            num_agents=num_players,
+            num_actions=rules.NUM_ACTIONS,
+            layout=build_layout(self.open_hands, discard_peek, self.memory),
+            max_cycles=max_cycles,
+            render_mode=render_mode,
+            illegal_action=illegal_action,
+        )
+        lay = self.layout
+        self._o = {name: lay.offset(name) for name in lay.as_dict()}
+
+    # ------------------------------------------------------------------ hooks
+    def _new_state(self, rng: random.Random, options: dict) -> rules.State:
+        if "state" in options:
+            if "deck" in options or "first_player" in options:
+                raise ValueError("reset option 'state' cannot be combined with 'deck' or 'first_player'")
+            state = rules.State.from_dict(options["state"])
+            if state.num_players != self.config.num_players or state.limit != self.config.limit:
+                raise ValueError(
+                    f"state is for {state.num_players} players at limit {state.limit}; this env "
+                    f"has {self.config.num_players} players at limit {self.config.limit}"
+                )
+            return state
+        return rules.new_game(self.config, rng, options.get("deck"), options.get("first_player"))
+
+    def _acting_agent(self) -> int:
+        return 0 if self.config.num_players == 1 else self.state.seat
+
+    def _legal_actions(self) -> list[int]:
+        return rules.legal_actions(self.state)
+
+    def _apply(self, action: int) -> None:
+        rules.apply_action(self.state, action)
+
+    def _is_terminal(self) -> bool:
+        return self.state.phase == rules.OVER
+
+    def _agent_returns(self) -> list[float]:
+        return rules.returns(self.state)[: self.config.num_players]
+
+    def _fill_observation(self, agent_index: int, out: np.ndarray) -> None:
+        s = self.state
+        o = self._o
+        n = s.num_seats
+        # the solo agent always sees the table from the seat it is playing now (R-B3)
+        me = s.seat if self.config.num_players == 1 else agent_index
+        ones = []
+        if s.phase != rules.OVER:
+            ones.append(o["decision"] + s.phase)
+        ones.append(o["num_players"] + s.num_players - 1)
+        base = o["own_hand"]
+        ones.extend([base + c for c in s.hands[me]])
+        for rel in range(n):
+            seat = (me + rel) % n
+            base = o["domains"] + rel * NUM_CARDS
+            ones.extend([base + c for c in s.domains[seat]])
+            if rel and self.open_hands:
+                base = o["other_hands"] + (rel - 1) * NUM_CARDS
+                ones.extend([base + c for c in s.hands[seat]])
+            out[o["hand_sizes"] + rel] = len(s.hands[seat]) / NUM_CARDS
+        sym = o["display_covered_symbols"]
+        cov = o.get("display_covered_cards")
+        top_base = o["display_top"]
+        for stack in s.display:
+            top = stack[-1]
+            ones.append(top_base + top)
+            if len(stack) > 1:
+                for c in stack[:-1]:
+                    out[sym + top * 6 + SYMBOL_OF[c]] += 1.0 / 6
+                    if cov is not None:
+                        ones.append(cov + top * NUM_CARDS + c)
+        stacks = len(s.display)
+        out[o["stacks"]] = stacks / NUM_CARDS
+        out[o["limit"]] = s.limit / NUM_CARDS
+        ones.append(o["margin"] + min(max(s.limit - stacks, 0), MARGIN_BINS - 1))
+        out[o["deck_size"]] = len(s.deck) / NUM_CARDS
+        if s.discard:
+            ones.append(o["discard_top"] + s.discard[-1])
+            out[o["discard_size"]] = len(s.discard) / NUM_CARDS
+            if "discard_pile" in o:
+                base = o["discard_pile"]
+                ones.extend([base + c for c in s.discard])
+        if "peek_available" in o:
+            if s.peek_seat < 0:
+                out[o["peek_available"]] = 1.0
+            else:
+                ones.append(o["peeked_by"] + (s.peek_seat - me) % n)
+                if s.peek_seat == me:
+                    base = o["peeked_cards"]
+                    ones.extend([base + c for c in s.peeked])
+        if s.resolving >= 0:
+            ones.append(o["resolving"] + s.resolving)
+        if s.donating >= 0:
+            ones.append(o["donating"] + s.donating)
+        out[ones] = 1.0
+
+    def action_meaning(self, action: int) -> str:
+        """What ``action`` does in the current decision, e.g. ``"play blue brain"``."""
+        s = self.state
+        phase = s.phase
+        a = int(action)
+        if not 0 <= a < rules.NUM_ACTIONS:
+            raise ValueError(f"action {action!r} is outside 0..{rules.NUM_ACTIONS - 1}")
+        if a < NUM_CARDS:
+            name = f"{card_name(a)} ({action_name(a)})"
+            verb = {
+                rules.PLAY: "play",
+                rules.EXTRA: "play as the extra card",
+                rules.DONATE_CARD: "donate",
+                rules.COVER_TARGET: "cover the stack topped by",
+                rules.TAKE_BACK_TARGET: "take back the stack topped by",
+            }.get(phase, "card")
+            return f"{verb} {name}"
+        if a < rules.DRAW_YES:
+            k = a - rules.SEAT_ACTION + 1
+            target = (s.seat + k) % s.num_seats
+            return f"donate to the seat {k} after you (player_{target})"
+        return {
+            rules.DRAW_YES: "draw a card",
+            rules.DRAW_NO: "do not draw",
+            rules.PEEK_YES: "look through the discard pile",
+            rules.PEEK_NO: "do not look through the discard pile",
+        }[a]
+
+    # ------------------------------------------------------------------ render
+    def _render_text(self, viewer: int | None) -> str:
+        s = self.state
+        n = s.num_seats
+        solo = s.num_players == 1
+        lines = [
+            f"The Brain  turn {s.turn}  deck {len(s.deck)}  display {len(s.display)}/{s.limit}"
+            f"  discard {len(s.discard)} (top: {short_name(s.discard[-1]) if s.discard else '-'})"
+        ]
+        for i, stack in enumerate(s.display):
+            covered = ", ".join(
+                short_name(c) if (viewer is None or self.memory == "perfect") else f"[{action_name(c)}]"
+                for c in stack[:-1]
+            )
+            lines.append(f"  stack {i}: {short_name(stack[-1])}" + (f"  over {covered}" if covered else ""))
+        for seat in range(n):
+            who = f"player_{seat}" if not solo else ("you" if seat == 0 else "virtual seat")
+            see_hand = viewer is None or self.open_hands or solo or seat == viewer
+            hand = ", ".join(short_name(c) for c in s.hands[seat]) if see_hand else f"{len(s.hands[seat])} hidden"
+            dom = ", ".join(short_name(c) for c in s.domains[seat]) or "-"
+            mark = ">" if seat == s.seat and s.phase != rules.OVER else " "
+            lines.append(f"{mark} {who}: hand [{hand or '-'}]  domain [{dom}]")
+        if s.phase == rules.OVER:
+            lines.append("WON" if s.outcome == rules.WIN else "LOST")
+        else:
+            lines.append(f"  to decide: {rules.DECISIONS[s.phase]} by seat {s.seat}")
+        return "\n".join(lines)
