@@ -15,9 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from pettingzoo.test import api_test, seed_test
-
 from braincards.envs.core.errors import IllegalActionError
+from pettingzoo.test import api_test, seed_test
 
 
 def accepted_actions(state, rules, num_actions: int, check_unchanged: bool = False) -> list[int]:
@@ -109,7 +108,7 @@ def play_games(
             assert all(r == 0 for r in returns.values()), "a truncated game pays nothing"
         if on_end:
             on_end(raw, returns)
-        for agent in env.agent_iter():  # every finished agent takes its dead step
+        for _agent in env.agent_iter():  # every finished agent takes its dead step
             env.step(None)
         assert env.agents == []
         stats.games += 1

@@ -32,7 +32,6 @@ from .cards import (
     EXTRA_CARD,
     NUM_CARDS,
     OBJECT_OF,
-    REMOVE_COLOR,
     REMOVE_OBJECT,
     SYMBOL_OF,
     TAKE_BACK,
@@ -248,17 +247,14 @@ def returns(state: State) -> list[float]:
 
 def _takeable(state: State, stack: list[int]) -> bool:
     """R-B5: a stack may be taken back only if no card in it is a take_back card."""
-    for c in stack:
-        if SYMBOL_OF[c] == TAKE_BACK:
-            return False
-    return True
+    return all(SYMBOL_OF[c] != TAKE_BACK for c in stack)
 
 
 def legal_actions(state: State) -> list[int]:
     """Every legal action of the seat to move, ascending (empty when the game is over)."""
     phase = state.phase
     seat = state.seat
-    if phase == PLAY or phase == EXTRA or phase == DONATE_CARD:
+    if phase in (PLAY, EXTRA, DONATE_CARD):
         return sorted(state.hands[seat] + state.domains[seat])
     if phase == COVER_TARGET:  # any stack but the one just played (the last one)
         return sorted(stack[-1] for stack in state.display[:-1])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from braincards.envs.core.errors import IllegalActionError
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import (
@@ -15,8 +14,8 @@ from braincards.envs.the_brain.cards import (
     DECK_TABLE,
     NUM_CARDS,
     OBJECT_OF,
-    REMOVE_COLOR,
     OBJECTS,
+    REMOVE_COLOR,
     SYMBOL_OF,
     TARGET_OF,
     action_name,
