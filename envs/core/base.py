@@ -60,6 +60,7 @@ class CardGameEnv(AECEnv):
         self._rng = random.Random()
         self.state = None
         self._legal: list[int] | None = None
+        self._live = False
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -115,6 +116,7 @@ class CardGameEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._decisions = [0] * len(self.possible_agents)
         self._skip_agent_selection = None
+        self._live = True  # False once the game is over (terminated, truncated, penalized)
         if self._is_terminal():  # a scripted state may already be over
             self._finish(self._agent_returns())
         else:
@@ -125,15 +127,14 @@ class CardGameEnv(AECEnv):
     def legal_actions(self) -> list[int]:
         """The legal actions of the agent to move (empty once the game is over)."""
         if self._legal is None:
-            self._legal = [] if self._done() else self._legal_actions()
+            self._legal = self._legal_actions() if self._live else []
         return self._legal
 
     def observe(self, agent):
-        index = self._index[agent]
         obs = np.zeros(self._obs_size, np.float32)
-        self._fill_observation(index, obs)
+        self._fill_observation(self._index[agent], obs)
         mask = np.zeros(self._num_actions, np.int8)
-        if agent == self.agent_selection and not self._done():
+        if self._live and agent == self.agent_selection:
             mask[self.legal_actions()] = 1
         return {"observation": obs, "action_mask": mask}
 
@@ -159,6 +160,7 @@ class CardGameEnv(AECEnv):
         if self._is_terminal():
             self._finish(self._agent_returns())
         elif self._decisions[index] >= self.max_cycles:
+            self._live = False
             for a in self.agents:
                 self.truncations[a] = True
         else:
@@ -167,10 +169,11 @@ class CardGameEnv(AECEnv):
             self.render()
 
     def _done(self) -> bool:
-        agent = self.agent_selection
-        return self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        """True once the game is over (terminated, truncated or penalized)."""
+        return not self._live
 
     def _finish(self, returns) -> None:
+        self._live = False
         for i, a in enumerate(self.possible_agents):
             self.rewards[a] = returns[i]
             self.terminations[a] = True
@@ -178,6 +181,7 @@ class CardGameEnv(AECEnv):
         self.agent_selection = self.possible_agents[0]
 
     def _penalize(self, offender: str, action) -> None:
+        self._live = False
         self._cumulative_rewards[offender] = 0
         for a in self.agents:
             self.rewards[a] = -1 if a == offender else 0

@@ -1,14 +1,13 @@
 """The Brain (``the_brain_v0``): cooperative, 1-4 players, hidden hands, no communication."""
 
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
-
 from ..core.solo import SoloGymEnv
+from ..core.wrappers import OrderEnforcing
 from .env import raw_env
 
 
 def env(**config):
-    """The wrapped AEC env (PettingZoo's order enforcing wrapper over :class:`raw_env`)."""
-    return OrderEnforcingWrapper(raw_env(**config))
+    """The wrapped AEC env (PettingZoo's order enforcing checks over :class:`raw_env`)."""
+    return OrderEnforcing(raw_env(**config))
 
 
 def solo_env(**config) -> SoloGymEnv:

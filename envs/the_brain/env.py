@@ -126,55 +126,73 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         n = s.num_seats
         # the solo agent always sees the table from the seat it is playing now (R-B3)
         me = s.seat if self.config.num_players == 1 else agent_index
-        ones = []
+        ones = []  # indices set to 1
+        at, val = [], []  # indices set to a fraction
         if s.phase != rules.OVER:
             ones.append(o["decision"] + s.phase)
         ones.append(o["num_players"] + s.num_players - 1)
         base = o["own_hand"]
-        ones.extend([base + c for c in s.hands[me]])
+        ones += [base + c for c in s.hands[me]]
+        sizes = o["hand_sizes"]
         for rel in range(n):
             seat = (me + rel) % n
             base = o["domains"] + rel * NUM_CARDS
-            ones.extend([base + c for c in s.domains[seat]])
-            if rel and self.open_hands:
-                base = o["other_hands"] + (rel - 1) * NUM_CARDS
-                ones.extend([base + c for c in s.hands[seat]])
-            out[o["hand_sizes"] + rel] = len(s.hands[seat]) / NUM_CARDS
-        sym = o["display_covered_symbols"]
-        cov = o.get("display_covered_cards")
+            ones += [base + c for c in s.domains[seat]]
+            hand = s.hands[seat]
+            if hand:
+                at.append(sizes + rel)
+                val.append(len(hand) / NUM_CARDS)
+                if rel and self.open_hands:
+                    base = o["other_hands"] + (rel - 1) * NUM_CARDS
+                    ones += [base + c for c in hand]
         top_base = o["display_top"]
         for stack in s.display:
             top = stack[-1]
             ones.append(top_base + top)
             if len(stack) > 1:
-                for c in stack[:-1]:
-                    out[sym + top * 6 + SYMBOL_OF[c]] += 1.0 / 6
-                    if cov is not None:
-                        ones.append(cov + top * NUM_CARDS + c)
+                self._fill_covered(stack, top, ones, at, val)
         stacks = len(s.display)
-        out[o["stacks"]] = stacks / NUM_CARDS
-        out[o["limit"]] = s.limit / NUM_CARDS
+        at += [o["stacks"], o["limit"], o["deck_size"]]
+        val += [stacks / NUM_CARDS, s.limit / NUM_CARDS, len(s.deck) / NUM_CARDS]
         ones.append(o["margin"] + min(max(s.limit - stacks, 0), MARGIN_BINS - 1))
-        out[o["deck_size"]] = len(s.deck) / NUM_CARDS
         if s.discard:
             ones.append(o["discard_top"] + s.discard[-1])
-            out[o["discard_size"]] = len(s.discard) / NUM_CARDS
+            at.append(o["discard_size"])
+            val.append(len(s.discard) / NUM_CARDS)
             if "discard_pile" in o:
                 base = o["discard_pile"]
-                ones.extend([base + c for c in s.discard])
+                ones += [base + c for c in s.discard]
         if "peek_available" in o:
             if s.peek_seat < 0:
-                out[o["peek_available"]] = 1.0
+                ones.append(o["peek_available"])
             else:
                 ones.append(o["peeked_by"] + (s.peek_seat - me) % n)
                 if s.peek_seat == me:
                     base = o["peeked_cards"]
-                    ones.extend([base + c for c in s.peeked])
+                    ones += [base + c for c in s.peeked]
         if s.resolving >= 0:
             ones.append(o["resolving"] + s.resolving)
         if s.donating >= 0:
             ones.append(o["donating"] + s.donating)
-        out[ones] = 1.0
+        out.put(ones, 1.0)
+        if at:
+            out.put(at, val)
+
+    def _fill_covered(self, stack: list[int], top: int, ones: list, at: list, val: list) -> None:
+        """A covered stack: counts of the covered action symbols (and, with perfect
+        memory, the covered cards themselves) under its top card."""
+        o = self._o
+        counts = [0] * 6
+        for c in stack[:-1]:
+            counts[SYMBOL_OF[c]] += 1
+        base = o["display_covered_symbols"] + top * 6
+        for symbol, k in enumerate(counts):
+            if k:
+                at.append(base + symbol)
+                val.append(k / 6)
+        if "display_covered_cards" in o:
+            base = o["display_covered_cards"] + top * NUM_CARDS
+            ones += [base + c for c in stack[:-1]]
 
     def action_meaning(self, action: int) -> str:
         """What ``action`` does in the current decision, e.g. ``"play blue brain"``."""

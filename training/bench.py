@@ -1,0 +1,98 @@
+"""Env throughput: random legal play through the public AEC API.
+
+Every env, braincards' and PettingZoo's own classic games alike, runs the same loop in
+the same process: ``env.last()``, read the action mask, pick a legal action uniformly,
+``env.step()``; resets are included. Prints decisions per second and the ratio to
+PettingZoo's ``leduc_holdem_v4`` (when ``pettingzoo[classic]`` is installed: the
+Makefile's ``bench`` target makes a separate venv with it; braincards never depends on it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import time
+
+import numpy as np
+
+BRAINCARDS_CASES = [
+    ("the_brain_v0", {"num_players": 2}),
+    ("the_brain_v0", {"num_players": 3}),
+    ("the_brain_v0", {"num_players": 4}),
+    ("oh_my_brain_v0", {"num_players": 3}),
+    ("brilliant_boar_v0", {"num_players": 3}),
+]
+PEERS = [("connect_four_v3", "pettingzoo.classic.connect_four_v3"), ("leduc_holdem_v4", "pettingzoo.classic.leduc_holdem_v4")]
+REFERENCE = "leduc_holdem_v4"
+
+
+def measure(env, seconds: float, seed: int = 0) -> tuple[float, int]:
+    """Decisions per second of random legal play on a wrapped AEC env."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    decisions = 0
+    deadline = time.perf_counter() + seconds
+    start = time.perf_counter()
+    while True:
+        for _ in range(200):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.reset()
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+        if time.perf_counter() >= deadline:
+            break
+    return decisions / (time.perf_counter() - start), decisions
+
+
+def run(seconds: float, repeats: int, only: list[str] | None = None) -> list[dict]:
+    from braincards.envs import make
+
+    cases = []
+    for name, config in BRAINCARDS_CASES:
+        if only and name not in only:
+            continue
+        try:
+            cases.append((f"{name} {config}", lambda name=name, config=config: make(name, **config)))
+        except Exception as err:  # pragma: no cover - a game not installed
+            print(f"skipping {name}: {err}")
+    for name, module in PEERS:
+        try:
+            mod = importlib.import_module(module)
+        except ImportError as err:
+            print(f"skipping PettingZoo's {name} ({err}); `make bench` installs pettingzoo[classic] in .bench-venv")
+            continue
+        cases.append((name, mod.env))
+    rows = []
+    for label, factory in cases:
+        best = 0.0
+        for r in range(repeats):  # best of N: least disturbed by other load
+            rate, _ = measure(factory(), seconds, seed=r)
+            best = max(best, rate)
+        rows.append({"env": label, "decisions_per_s": best})
+    reference = next((row["decisions_per_s"] for row in rows if row["env"] == REFERENCE), None)
+    for row in rows:
+        row["ratio_to_leduc"] = None if reference is None else row["decisions_per_s"] / reference
+    return rows
+
+
+def format_table(rows: list[dict]) -> str:
+    lines = ["| env | decisions/s | ratio to leduc_holdem_v4 |", "|---|---:|---:|"]
+    for row in rows:
+        ratio = "-" if row["ratio_to_leduc"] is None else f"{row['ratio_to_leduc']:.2f}x"
+        lines.append(f"| {row['env']} | {row['decisions_per_s']:,.0f} | {ratio} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="braincards bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement")
+    parser.add_argument("--repeats", type=int, default=3, help="measurements per env (best is kept)")
+    parser.add_argument("--only", nargs="*", help="braincards env ids to include")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0 or args.repeats < 1:
+        parser.error("--seconds must be > 0 and --repeats >= 1")
+    print(format_table(run(args.seconds, args.repeats, args.only)))
+    return 0
