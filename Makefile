@@ -6,12 +6,13 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed
+BENCH_VENV := .bench-venv
 
 .PHONY: install test lint bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q --upgrade pip "setuptools>=68" wheel
 	$(PY) -m pip install -q $(TORCH)
 	$(PY) -m pip install -q -e '.[train,dev]' $(TORCH)
 	touch $(STAMP)
@@ -24,8 +25,16 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(PY) -m pytest -q -n 2 tests
 
-bench: $(STAMP)
-	$(PY) benchmarks/env_throughput.py
+# The throughput benchmark compares with PettingZoo's own classic games, which need
+# pettingzoo[classic]: it lives in a separate venv, never in the package's dependencies.
+$(BENCH_VENV)/.installed: pyproject.toml Makefile
+	test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install -q --upgrade pip
+	$(BENCH_VENV)/bin/python -m pip install -q -e . "pettingzoo[classic]"
+	touch $@
+
+bench: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/env_throughput.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) $(BENCH_VENV) build dist *.egg-info

@@ -1,0 +1,70 @@
+"""The built wheel holds every sub-package under the braincards namespace and installs
+no top-level ``envs`` or ``training`` module (DESIGN: users' repos have such folders)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _packages_in_tree(folder: str, prefix: str) -> set[str]:
+    return {
+        prefix + "".join("." + part for part in p.parent.relative_to(ROOT / folder).parts)
+        for p in (ROOT / folder).rglob("__init__.py")
+        if "__pycache__" not in p.parts
+    }
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    build_dir = tmp_path_factory.mktemp("build")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
+        check=True,
+        cwd=build_dir,
+    )
+    (found,) = out.glob("braincards-*.whl")
+    return found
+
+
+def test_wheel_holds_every_sub_package_and_no_top_level_envs_or_training(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    packages = {n.rsplit("/", 1)[0].replace("/", ".") for n in names if n.endswith("/__init__.py")}
+    expected = _packages_in_tree("envs", "braincards.envs") | _packages_in_tree("training", "braincards.training")
+    assert expected <= packages, f"missing from the wheel: {sorted(expected - packages)}"
+    tops = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
+    assert tops == {"braincards"}, f"top-level entries: {sorted(tops)}"
+    assert not any(n.startswith(("envs/", "training/")) for n in names)
+    assert "braincards/__init__.py" not in names  # a namespace package: no folder of its own
+    top_level = [n for n in names if n.endswith("top_level.txt")]
+    for n in top_level:
+        assert zipfile.ZipFile(wheel).read(n).decode().split() == ["braincards"]
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "braincards = braincards.training.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+
+
+def test_wheel_installs_and_imports_without_top_level_names(wheel, tmp_path):
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        check=True,
+    )
+    assert not (target / "envs").exists() and not (target / "training").exists()
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); "
+        "import braincards.envs as e; assert e.__file__.startswith(sys.argv[1]), e.__file__; "
+        "from braincards.envs import make; env = make('the_brain_v0'); env.reset(seed=0); print('ok')"
+    )
+    # run from an empty folder with only the target on the path (no source checkout)
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(target)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
