@@ -98,23 +98,16 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         self._perfect = self.memory == "perfect"
 
     # ------------------------------------------------------------------ hooks
-    def _new_state(self, rng: random.Random, options: dict) -> rules.State:
-        if "state" in options:
-            others = [k for k in options if k != "state"]
-            if others:
-                raise ValueError(f"reset option 'state' cannot be combined with {others}")
-            state = rules.State.from_dict(options["state"])
-            cfg = self.config
-            got = (state.num_players, state.level, state.name_card)
-            want = (cfg.num_players, cfg.level, cfg.name_card)
-            if got != want:
-                raise ValueError(
-                    f"state is for (num_players, level, name_card) = {got}; this env has {want}"
-                )
-            return state
+    state_class = rules.State
+
+    def _deal(self, rng: random.Random, options: dict) -> rules.State:
         return rules.new_game(
             self.config, rng, options.get("deck"), options.get("first_player"), options.get("motifs")
         )
+
+    def _state_fit(self, state: rules.State) -> dict[str, tuple]:
+        c = self.config
+        return {k: (getattr(state, k), getattr(c, k)) for k in ("num_players", "level", "name_card")}
 
     def _acting_agent(self) -> int:
         return self.state.seat

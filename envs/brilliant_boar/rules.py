@@ -153,45 +153,31 @@ class State(RulesState):
         return out
 
     # ---------------------------------------------------------------- serialization
+    GAME = "Brilliant Boar"
     _LISTS = ("motifs", "pile", "middle", "errors")
     _NESTED = ("hands", "won")
     _INTS = ("num_players", "level", "seat", "phase", "pending", "turn")
     _BOOLS = ("name_card",)
 
-    def to_dict(self) -> dict:
-        d = {k: getattr(self, k) for k in self._INTS + self._BOOLS}
-        d.update({k: list(getattr(self, k)) for k in self._LISTS})
-        d.update({k: [list(p) for p in getattr(self, k)] for k in self._NESTED})
-        return d
+    @classmethod
+    def _read_list(cls, key: str, value) -> list[int]:
+        if key == "motifs":  # checked against the level in from_dict
+            return value
+        return check_card_list(f"state[{key!r}]", value, range(NUM_CARDS), unique=True)
 
     @classmethod
     def from_dict(cls, data: dict) -> State:
         """Rebuild a state from :meth:`to_dict` output, checking that it is a real table."""
-        if not isinstance(data, dict):
-            raise ValueError(f"a Brilliant Boar state must be a dict, got {type(data).__name__}")
-        keys = cls._INTS + cls._BOOLS + cls._LISTS + cls._NESTED
-        missing = [k for k in keys if k not in data]
-        extra = [k for k in data if k not in keys]
-        if missing or extra:
-            raise ValueError(f"bad Brilliant Boar state: missing keys {missing}, unknown keys {extra}")
-        s = cls.__new__(cls)
-        for k in cls._INTS:
-            setattr(s, k, check_int(f"state[{k!r}]", data[k], -1))
-        for k in cls._BOOLS:
-            setattr(s, k, check_bool(f"state[{k!r}]", data[k]))
+        s = cls._read_fields(data)
         Config(num_players=s.num_players, level=s.level)  # validates both
         s.motifs = check_motifs("state['motifs']", data["motifs"], s.level)
         if s.motifs != list(data["motifs"]):
             raise ValueError("bad Brilliant Boar state: motifs must be sorted motif indices")
         cards = range(NUM_CARDS)
-        for k in ("pile", "middle", "errors"):
-            setattr(s, k, check_card_list(f"state[{k!r}]", data[k], cards, unique=True))
         n = s.num_players
         for k in cls._NESTED:
-            piles = data[k]
-            if not isinstance(piles, list) or len(piles) != n:
+            if len(getattr(s, k)) != n:
                 raise ValueError(f"bad Brilliant Boar state: {k} must list {n} seats")
-            setattr(s, k, [check_card_list(f"state[{k!r}]", p, cards, unique=True) for p in piles])
         if s.pending != -1 and s.pending not in cards:
             raise ValueError(f"bad Brilliant Boar state: pending={s.pending} is not a card id")
         everything = s.cards()
@@ -225,24 +211,6 @@ class State(RulesState):
                 f"bad Brilliant Boar state: seat {s.seat} has no legal action (R-W4 skips it)"
             )
         return s
-
-    def copy(self) -> State:
-        s = State.__new__(State)
-        s.num_players = self.num_players
-        s.level = self.level
-        s.name_card = self.name_card
-        s.motifs = list(self.motifs)
-        s.pile = list(self.pile)
-        s.hands = [list(h) for h in self.hands]
-        s.middle = list(self.middle)
-        s.won = [list(w) for w in self.won]
-        s.errors = list(self.errors)
-        s.seat = self.seat
-        s.phase = self.phase
-        s.pending = self.pending
-        s.turn = self.turn
-        return s
-
 
 # ------------------------------------------------------------------------ setup
 def new_game(

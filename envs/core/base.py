@@ -18,6 +18,7 @@ from pettingzoo import AECEnv
 from .config import check_action_int, check_choice, check_int, check_options
 from .errors import IllegalActionError
 from .layout import ObservationLayout
+from .state import RulesState
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
 
@@ -74,7 +75,15 @@ class CardGameEnv(AECEnv):
         return self.layout.as_dict()
 
     # ------------------------------------------------------------------ hooks
-    def _new_state(self, rng: random.Random, options: dict):
+    state_class: type[RulesState] = RulesState
+
+    def _deal(self, rng: random.Random, options: dict):
+        """A new game from the seeded ``rng`` and the (scripted) reset ``options``."""
+        raise NotImplementedError
+
+    def _state_fit(self, state) -> dict[str, tuple]:
+        """``{name: (value in state, value in this env)}`` for every config value a
+        saved state must share with the env it is restored into."""
         raise NotImplementedError
 
     def _acting_agent(self) -> int:
@@ -100,6 +109,22 @@ class CardGameEnv(AECEnv):
 
     def action_meaning(self, action: int) -> str:
         raise NotImplementedError
+
+    def _new_state(self, rng: random.Random, options: dict):
+        if "state" not in options:
+            return self._deal(rng, options)
+        others = [k for k in options if k != "state" and k in self.RESET_OPTIONS]
+        if others:
+            raise ValueError(f"reset option 'state' cannot be combined with {others}")
+        state = self.state_class.from_dict(options["state"])
+        misfits = [
+            f"{name} is {got!r} in the state but {want!r} in this env"
+            for name, (got, want) in self._state_fit(state).items()
+            if got != want
+        ]
+        if misfits:
+            raise ValueError("the state does not fit this env: " + "; ".join(misfits))
+        return state
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None):

@@ -114,29 +114,21 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         ))  # fmt: skip
 
     # ------------------------------------------------------------------ hooks
-    def _new_state(self, rng: random.Random, options: dict) -> rules.State:
-        if "state" in options:
-            others = [k for k in ("deck", "dice", "first_player") if k in options]
-            if others:
-                raise ValueError(f"reset option 'state' cannot be combined with {others}")
-            state = rules.State.from_dict(options["state"])
-            cfg = self.config
-            if (
-                state.num_players != cfg.num_players
-                or state.starting_brains != cfg.starting_brains
-                or tuple(state.copies) != cfg.deck
-                or tuple(state.marshmallows) != cfg.marshmallow_values
-            ):
-                raise ValueError(
-                    f"state is for {state.num_players} players, {state.starting_brains} starting "
-                    f"brains, deck {state.copies}, marshmallows {state.marshmallows}; this env has "
-                    f"{cfg.num_players} players, {cfg.starting_brains} starting brains, deck "
-                    f"{list(cfg.deck)}, marshmallows {list(cfg.marshmallow_values)}"
-                )
-            return state
+    state_class = rules.State
+
+    def _deal(self, rng: random.Random, options: dict) -> rules.State:
         return rules.new_game(
             self.config, rng, options.get("deck"), options.get("first_player"), options.get("dice")
         )
+
+    def _state_fit(self, state: rules.State) -> dict[str, tuple]:
+        c = self.config
+        return {
+            "num_players": (state.num_players, c.num_players),
+            "starting_brains": (state.starting_brains, c.starting_brains),
+            "deck": (tuple(state.copies), c.deck),
+            "marshmallow_values": (tuple(state.marshmallows), c.marshmallow_values),
+        }
 
     def _acting_agent(self) -> int:
         return self.state.seat

@@ -33,7 +33,7 @@ import numbers
 import random
 from dataclasses import dataclass
 
-from ..core.config import check_bool, check_int
+from ..core.config import check_int
 from ..core.errors import IllegalActionError
 from ..core.state import RulesState
 from .cards import (
@@ -220,32 +220,16 @@ class State(RulesState):
         self.gsize = [sum(p) for p in self.graves]
 
     # ---------------------------------------------------------------- serialization
-    def to_dict(self) -> dict:
-        d = {k: getattr(self, k) for k in self._INTS + self._BOOLS}
-        d.update({k: list(getattr(self, k)) for k in self._LISTS})
-        d.update({k: [list(p) for p in getattr(self, k)] for k in self._NESTED})
-        return d
+    GAME = "Oh My Brain"
+
+    @classmethod
+    def _read_list(cls, key: str, value) -> list[int]:
+        return _int_list(key, value, NUM_VALUES if key in cls._NESTED else None)
 
     @classmethod
     def from_dict(cls, data: dict) -> State:
-        if not isinstance(data, dict):
-            raise ValueError(f"an Oh My Brain state must be a dict, got {type(data).__name__}")
-        keys = cls._INTS + cls._BOOLS + cls._LISTS + cls._NESTED
-        missing = [k for k in keys if k not in data]
-        extra = [k for k in data if k not in keys]
-        if missing or extra:
-            raise ValueError(f"bad Oh My Brain state: missing keys {missing}, unknown keys {extra}")
-        s = cls.__new__(cls)
-        for k in cls._INTS:
-            setattr(s, k, check_int(f"state[{k!r}]", data[k], -1))
-        for k in cls._BOOLS:
-            setattr(s, k, check_bool(f"state[{k!r}]", data[k]))
-        for k in cls._LISTS:
-            setattr(s, k, _int_list(k, data[k]))
-        for k in cls._NESTED:
-            if not isinstance(data[k], list):
-                raise ValueError(f"bad Oh My Brain state: {k} must be a list of count lists")
-            setattr(s, k, [_int_list(k, p, NUM_VALUES) for p in data[k]])
+        """Rebuild a state from :meth:`to_dict` output, checking that it is a real table."""
+        s = cls._read_fields(data)
         cfg = Config(
             num_players=s.num_players,
             starting_brains=s.starting_brains,

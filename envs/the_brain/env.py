@@ -92,18 +92,19 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         self._o = {name: lay.offset(name) for name in lay.as_dict()}
 
     # ------------------------------------------------------------------ hooks
-    def _new_state(self, rng: random.Random, options: dict) -> rules.State:
-        if "state" in options:
-            if "deck" in options or "first_player" in options:
-                raise ValueError("reset option 'state' cannot be combined with 'deck' or 'first_player'")
-            state = rules.State.from_dict(options["state"])
-            if state.num_players != self.config.num_players or state.limit != self.config.limit:
-                raise ValueError(
-                    f"state is for {state.num_players} players at limit {state.limit}; this env "
-                    f"has {self.config.num_players} players at limit {self.config.limit}"
-                )
-            return state
+    state_class = rules.State
+
+    def _deal(self, rng: random.Random, options: dict) -> rules.State:
         return rules.new_game(self.config, rng, options.get("deck"), options.get("first_player"))
+
+    def _state_fit(self, state: rules.State) -> dict[str, tuple]:
+        c = self.config
+        return {
+            "num_players": (state.num_players, c.num_players),
+            "limit": (state.limit, c.limit),
+            "draw_rule": ("optional" if state.draw_optional else "mandatory", c.draw_rule),
+            "discard_peek": (state.peek_allowed, c.discard_peek),
+        }
 
     def _acting_agent(self) -> int:
         return 0 if self.config.num_players == 1 else self.state.seat

@@ -140,37 +140,21 @@ class State(RulesState):
         return out
 
     # ---------------------------------------------------------------- serialization
+    GAME = "The Brain"
     _LISTS = ("deck", "discard", "peeked")
     _NESTED = ("hands", "domains", "display")
     _INTS = ("num_players", "limit", "seat", "phase", "resolving", "donating",
              "peek_seat", "outcome", "turn", "last_player")  # fmt: skip
     _BOOLS = ("draw_optional", "peek_allowed")
 
-    def to_dict(self) -> dict:
-        d = {k: getattr(self, k) for k in self._INTS + self._BOOLS}
-        d.update({k: list(getattr(self, k)) for k in self._LISTS})
-        d.update({k: [list(p) for p in getattr(self, k)] for k in self._NESTED})
-        return d
+    @classmethod
+    def _read_list(cls, key: str, value) -> list[int]:
+        return check_card_list(f"state[{key!r}]", value, range(NUM_CARDS), unique=True)
 
     @classmethod
     def from_dict(cls, data: dict) -> State:
-        if not isinstance(data, dict):
-            raise ValueError(f"a The Brain state must be a dict, got {type(data).__name__}")
-        keys = cls._INTS + cls._BOOLS + cls._LISTS + cls._NESTED
-        missing = [k for k in keys if k not in data]
-        extra = [k for k in data if k not in keys]
-        if missing or extra:
-            raise ValueError(f"bad The Brain state: missing keys {missing}, unknown keys {extra}")
-        s = cls.__new__(cls)
-        for k in cls._INTS:
-            setattr(s, k, check_int(f"state[{k!r}]", data[k], -1))
-        for k in cls._BOOLS:
-            setattr(s, k, check_bool(f"state[{k!r}]", data[k]))
-        cards = range(NUM_CARDS)
-        for k in cls._LISTS:
-            setattr(s, k, check_card_list(f"state[{k!r}]", data[k], cards, unique=True))
-        for k in cls._NESTED:
-            setattr(s, k, [check_card_list(f"state[{k!r}]", p, cards, unique=True) for p in data[k]])
+        """Rebuild a state from :meth:`to_dict` output, checking that it is a real table."""
+        s = cls._read_fields(data)
         Config(num_players=s.num_players, limit=s.limit)  # validates both
         n = 2 if s.num_players == 1 else s.num_players
         if len(s.hands) != n or len(s.domains) != n:
@@ -182,16 +166,6 @@ class State(RulesState):
             raise ValueError("bad The Brain state: a card lies in two places")
         if not 0 <= s.seat < n or not 0 <= s.phase <= OVER:
             raise ValueError(f"bad The Brain state: seat {s.seat} / phase {s.phase} out of range")
-        return s
-
-    def copy(self) -> State:
-        s = State.__new__(State)
-        for k in self._INTS + self._BOOLS:
-            setattr(s, k, getattr(self, k))
-        for k in self._LISTS:
-            setattr(s, k, list(getattr(self, k)))
-        for k in self._NESTED:
-            setattr(s, k, [list(p) for p in getattr(self, k)])
         return s
 
 

@@ -398,9 +398,9 @@ def test_bad_reset_options_raise(options, match):
 def test_state_for_another_config_is_refused():
     other = raw_env(num_players=2)
     other.reset(seed=0)
-    with pytest.raises(ValueError, match="2 players"):
+    with pytest.raises(ValueError, match="num_players is 2 in the state but 3 in this env"):
         raw_env(num_players=3).reset(options={"state": other.state.to_dict()})
-    with pytest.raises(ValueError, match="starting brains"):
+    with pytest.raises(ValueError, match="starting_brains is 9 in the state but 10"):
         raw_env(num_players=2, starting_brains=10).reset(options={"state": other.state.to_dict()})
 
 

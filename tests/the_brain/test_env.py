@@ -338,8 +338,10 @@ def test_bad_reset_options_raise(options, match):
 def test_state_for_another_config_is_refused():
     state = raw_env(num_players=2)
     state.reset(seed=0)
-    with pytest.raises(ValueError, match="2 players"):
+    with pytest.raises(ValueError, match="num_players is 2 in the state but 3 in this env"):
         raw_env(num_players=3).reset(options={"state": state.state.to_dict()})
+    with pytest.raises(ValueError, match="draw_rule is 'mandatory' in the state but 'optional'"):
+        raw_env(num_players=2, draw_rule="optional").reset(options={"state": state.state.to_dict()})
 
 
 def test_unknown_reset_option_warns_and_is_not_silently_dropped():
