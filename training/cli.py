@@ -1,8 +1,9 @@
 """The ``braincards`` command line.
 
-Subcommands: ``demo`` (a game of random legal moves, printed turn by turn) and
-``bench`` (env throughput); evaluation, play and training commands are added by the
-training package as they land.
+Subcommands: ``demo`` (a game of random legal moves, printed turn by turn), ``bench``
+(env throughput), ``evaluate`` (seat policies and measure them), ``crossplay``
+(cooperative cross-play matrix), ``league`` (ratings of competitive policies) and ``play``
+(a person plays in the terminal with or against policies).
 """
 
 from __future__ import annotations
@@ -55,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     # listed for --help; main() hands its arguments to braincards.training.bench
     sub.add_parser("bench", help="env throughput benchmark (see `braincards bench --help`)")
+
+    from .commands import add_commands
+
+    add_commands(sub)  # evaluate, crossplay, league, play
     return parser
 
 

@@ -1,0 +1,38 @@
+"""Rule-based players, one per game, reading only their own observation.
+
+Each heuristic is built from the env's ``observation_layout()`` (named slices of the
+observation vector) and never touches the env's hidden state. ``make_heuristic(game,
+config)`` builds the one for a game.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+HEURISTICS: dict[str, str] = {
+    "the_brain_v0": "braincards.training.heuristics.the_brain:TheBrainHeuristic",
+    "oh_my_brain_v0": "braincards.training.heuristics.oh_my_brain:OhMyBrainHeuristic",
+    "brilliant_boar_v0": "braincards.training.heuristics.brilliant_boar:BrilliantBoarHeuristic",
+}
+
+
+def heuristic_class(game: str):
+    if game not in HEURISTICS:
+        raise ValueError(f"no heuristic for game {game!r}; games with one: {sorted(HEURISTICS)}")
+    module, cls = HEURISTICS[game].split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def make_heuristic(game: str, config: dict | None = None, seed: int | None = None):
+    """The heuristic player of ``game`` for an env built with ``config``."""
+    from braincards.envs import make
+
+    cls = heuristic_class(game)
+    env = make(game, **dict(config or {}))
+    layout = env.unwrapped.observation_layout()
+    env_config = dict(config or {})
+    env.close()
+    return cls(layout, env_config, seed=seed)
+
+
+__all__ = ["HEURISTICS", "heuristic_class", "make_heuristic"]

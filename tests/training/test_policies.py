@@ -1,0 +1,266 @@
+"""Policies: legality over thousands of decisions, specs, checkpoint format and errors."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from braincards.envs import make
+from braincards.training.heuristics import make_heuristic
+from braincards.training.policies import (
+    CheckpointError,
+    PolicySpecError,
+    RandomPolicy,
+    load_policy,
+    make_policy,
+    read_metadata,
+    save_checkpoint,
+)
+
+# (game, config) pairs covering player counts and variants
+CONFIGS = {
+    "the_brain_v0": [
+        {"num_players": 1},
+        {"num_players": 2, "difficulty": "cat_burglar"},
+        {"num_players": 3, "draw_rule": "optional", "open_hands": True},
+        {"num_players": 4, "discard_peek": True, "memory": "none", "hand_size": 3},
+    ],
+    "oh_my_brain_v0": [
+        {"num_players": 2},
+        {"num_players": 3, "starting_brains": 20},
+        {"num_players": 5},
+    ],
+    "brilliant_boar_v0": [
+        {"num_players": 1},
+        {"num_players": 2, "level": 1},
+        {"num_players": 3, "name_card": True},
+        {"num_players": 4, "memory": "perfect", "level": 2},
+    ],
+}
+
+
+def play_checked(game: str, config: dict, spec, games: int, seed: int, min_decisions: int = 0) -> int:
+    """Play games (at least ``games``, and until ``min_decisions``) with ``spec`` in every
+    seat through the wrapped AEC env (illegal actions raise); assert every action is in the
+    mask. Returns the number of decisions."""
+    env = make(game, **config)
+    n = len(env.possible_agents)
+    pols = [make_policy(spec, game, config, seed=seed + i) for i in range(n)]
+    decisions = 0
+    rng = random.Random(seed)
+    played = 0
+    while played < games or decisions < min_decisions:
+        played += 1
+        env.reset(seed=rng.randrange(2**31))
+        for i, p in enumerate(pols):
+            p.reset(seed=rng.randrange(2**31) + i)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            a = pols[env.possible_agents.index(agent)].act(obs, agent)
+            assert isinstance(a, int)
+            assert obs["action_mask"][a] == 1, f"{spec} chose illegal {a} in {game} {config}"
+            env.step(a)
+            decisions += 1
+    return decisions
+
+
+@pytest.mark.parametrize("game", sorted(CONFIGS))
+@pytest.mark.parametrize("spec", ["random", "heuristic"])
+def test_policies_always_legal(game, spec):
+    total = 0
+    for k, config in enumerate(CONFIGS[game]):
+        total += play_checked(game, config, spec, games=5, seed=100 + k, min_decisions=700)
+    assert total >= 2500, total
+
+
+def test_checkpoint_policy_always_legal(tiny_checkpoint):
+    total = 0
+    same_spaces = [{"num_players": 1}, {"num_players": 2, "difficulty": "cat_burglar"},
+                   {"num_players": 4, "hand_size": 3, "draw_rule": "optional"}]  # fmt: skip
+    for config in same_spaces:
+        total += play_checked("the_brain_v0", config, str(tiny_checkpoint), games=5, seed=7,
+                              min_decisions=700)  # fmt: skip
+    assert total >= 2000
+
+
+def test_checkpoint_stochastic_is_seeded_and_legal(tiny_checkpoint):
+    def run(seed):
+        p = load_policy(tiny_checkpoint, deterministic=False, game="the_brain_v0", config={})
+        env = make("the_brain_v0", raw=True, num_players=2)
+        env.reset(seed=3)
+        p.reset(seed=seed)
+        out = []
+        while not any(env.terminations.values()):
+            obs = env.observe(env.agent_selection)
+            a = p.act(obs)
+            assert obs["action_mask"][a] == 1
+            out.append(a)
+            env.step(a)
+        return out
+
+    assert run(1) == run(1)
+
+
+def test_random_policy_reproducible_and_uniform():
+    obs = {"observation": np.zeros(3, np.float32), "action_mask": np.array([0, 1, 1, 0, 1], np.int8)}
+    a = [RandomPolicy(5).act(obs) for _ in range(3)]
+    p = RandomPolicy(5)
+    b = [p.act(obs) for _ in range(300)]
+    p.reset(seed=5)
+    assert [p.act(obs) for _ in range(300)] == b
+    assert set(b) == {1, 2, 4} and a[0] == b[0]
+    with pytest.raises(ValueError, match="empty"):
+        p.act({"observation": obs["observation"], "action_mask": np.zeros(5, np.int8)})
+
+
+def test_boar_heuristic_remembers_its_hand_exactly():
+    """memory='none': the heuristic's own memory equals the true hand motifs (checked
+    against the hidden state, which the heuristic never reads)."""
+    from braincards.envs.brilliant_boar.cards import MOTIF_OF
+
+    for n in (1, 2, 3):
+        env = make("brilliant_boar_v0", raw=True, num_players=n, memory="none")
+        pols = [make_heuristic("brilliant_boar_v0", {"num_players": n, "memory": "none"}) for _ in range(n)]
+        for g in range(5):
+            env.reset(seed=g)
+            for p in pols:
+                p.reset()
+            checked = 0
+            while not any(env.terminations.values()) and not any(env.truncations.values()):
+                agent = env.agent_selection
+                i = env.possible_agents.index(agent)
+                env.step(pols[i].act(env.observe(agent), agent))
+                for j, a in enumerate(env.possible_agents):
+                    truth = [MOTIF_OF[c] for c in env.state.hands[j]]
+                    if pols[j].memory(a):
+                        assert pols[j].memory(a) == truth
+                        checked += 1
+            assert checked > 0
+
+
+# ---------------------------------------------------------------------------- specs
+def test_unknown_spec_lists_what_is_allowed():
+    with pytest.raises(PolicySpecError, match="allowed policy specs: 'random', 'heuristic'"):
+        make_policy("greedy", "the_brain_v0")
+    with pytest.raises(PolicySpecError, match="no checkpoint at"):
+        make_policy("the_brain/does_not_exist", "the_brain_v0")
+    with pytest.raises(PolicySpecError):
+        make_policy(42, "the_brain_v0")
+
+
+def test_named_checkpoint_resolves_under_checkpoints_dir(tiny_checkpoint, monkeypatch):
+    monkeypatch.setenv("BRAINCARDS_CHECKPOINTS", str(tiny_checkpoint.parent.parent))
+    p = make_policy("the_brain/tiny", "the_brain_v0", {"num_players": 3})
+    assert p.metadata["game"] == "the_brain_v0"
+    from braincards.training.policies import available_checkpoints
+
+    assert available_checkpoints("the_brain_v0") == ["the_brain/tiny"]
+    with pytest.raises(PolicySpecError, match="the_brain/tiny"):
+        make_policy("nope", "the_brain_v0")  # the listing names what exists
+
+
+# ---------------------------------------------------------------------------- checkpoints
+def test_checkpoint_metadata_format(tiny_checkpoint):
+    meta = read_metadata(tiny_checkpoint)
+    for key in ("format", "format_version", "game", "env_config", "algo", "observation_shape",
+                "action_n", "timesteps", "seed", "versions", "evaluation", "training", "created"):
+        assert key in meta, key
+    assert meta["game"] == "the_brain_v0" and meta["algo"] == "MaskablePPO"
+    assert meta["timesteps"] >= 128 and meta["action_n"] == 43
+    assert {"torch", "stable-baselines3", "sb3-contrib", "python"} <= set(meta["versions"])
+    # path forms: NAME, NAME.zip, NAME.json
+    for form in (tiny_checkpoint, f"{tiny_checkpoint}.zip", f"{tiny_checkpoint}.json"):
+        assert read_metadata(form) == meta
+
+
+def test_loading_sets_one_torch_thread(tiny_checkpoint):
+    import torch
+
+    torch.set_num_threads(2)
+    load_policy(tiny_checkpoint, game="the_brain_v0", config={})
+    assert torch.get_num_threads() == 1
+
+
+def _copy(src, dst):
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in (".zip", ".json"):
+        dst.with_suffix(suffix).write_bytes(src.with_suffix(suffix).read_bytes())
+    return dst
+
+
+def test_missing_checkpoint(tmp_path, tiny_checkpoint):
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_policy(tmp_path / "nothing.zip")
+    ck = _copy(tiny_checkpoint, tmp_path / "nojson")
+    ck.with_suffix(".json").unlink()
+    with pytest.raises(CheckpointError, match=r"metadata .*does not exist"):
+        load_policy(ck)
+
+
+def test_corrupt_checkpoint(tmp_path, tiny_checkpoint):
+    ck = _copy(tiny_checkpoint, tmp_path / "corrupt")
+    ck.with_suffix(".zip").write_bytes(b"this is not a zip file")
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_policy(ck)
+    ck2 = _copy(tiny_checkpoint, tmp_path / "truncated")
+    data = tiny_checkpoint.with_suffix(".zip").read_bytes()
+    ck2.with_suffix(".zip").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_policy(ck2)
+    ck3 = _copy(tiny_checkpoint, tmp_path / "badjson")
+    ck3.with_suffix(".json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="not valid JSON"):
+        load_policy(ck3)
+    ck4 = _copy(tiny_checkpoint, tmp_path / "otherjson")
+    ck4.with_suffix(".json").write_text(json.dumps({"hello": 1}))
+    with pytest.raises(CheckpointError, match="not braincards checkpoint metadata"):
+        load_policy(ck4)
+
+
+def test_checkpoint_for_another_game(tiny_checkpoint):
+    with pytest.raises(CheckpointError, match="trained for the_brain_v0, not oh_my_brain_v0"):
+        load_policy(tiny_checkpoint, game="oh_my_brain_v0", config={"num_players": 2})
+    with pytest.raises(CheckpointError, match="trained for the_brain_v0"):
+        make_policy(str(tiny_checkpoint), "brilliant_boar_v0", {"num_players": 2})
+
+
+def test_checkpoint_with_other_spaces(tiny_checkpoint, tmp_path):
+    # memory="none" drops the covered-card and discard pieces: another observation size
+    with pytest.raises(CheckpointError, match="does not fit the_brain_v0"):
+        load_policy(tiny_checkpoint, game="the_brain_v0", config={"memory": "none"})
+    # metadata that lies about the model's spaces is caught too
+    ck = _copy(tiny_checkpoint, tmp_path / "lying")
+    meta = json.loads(ck.with_suffix(".json").read_text())
+    meta["observation_shape"] = [12]
+    ck.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="does not match its metadata"):
+        load_policy(ck)
+
+
+def test_save_checkpoint_refuses_mismatched_config(tiny_checkpoint, tmp_path):
+    p = load_policy(tiny_checkpoint)
+    with pytest.raises(CheckpointError, match="do not fit"):
+        save_checkpoint(p.model, tmp_path / "x", "the_brain_v0", {"memory": "none"})
+    with pytest.raises(ValueError, match="unknown game"):
+        save_checkpoint(p.model, tmp_path / "x", "chess_v0", {})
+
+
+def test_recurrent_ppo_checkpoint(tmp_path):
+    """RecurrentPPO checkpoints load too: the LSTM state runs through the game, the logits
+    are masked by the policy (RecurrentPPO itself has no masks)."""
+    from braincards.envs.the_brain import solo_env
+    from sb3_contrib import RecurrentPPO
+
+    env = solo_env(num_players=1, illegal_action="penalize")
+    model = RecurrentPPO("MlpLstmPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0,
+                         policy_kwargs={"net_arch": [16], "lstm_hidden_size": 8}, device="cpu")  # fmt: skip
+    model.learn(32)
+    save_checkpoint(model, tmp_path / "rec", "the_brain_v0", {"num_players": 1, "illegal_action": "penalize"})
+    assert read_metadata(tmp_path / "rec")["algo"] == "RecurrentPPO"
+    assert play_checked("the_brain_v0", {"num_players": 2}, str(tmp_path / "rec"), games=3, seed=1,
+                        min_decisions=200) >= 200  # fmt: skip

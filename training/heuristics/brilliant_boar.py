@@ -1,0 +1,115 @@
+"""A rule-based Brilliant Boar player with a perfect memory of its own draws.
+
+With ``memory="none"`` a seat's own hand motifs are never in its observation, so this
+player keeps its own memory, built only from the observations it has seen: the pile's top
+card is face up (R-W2), so when it draws it knows the motif of the card appended to the end
+of its hand (R-W3); when it plays position p, that card leaves and the later ones shift
+down. Nobody else changes its hand.
+
+* turn: play a card it knows matches the pile's top or a middle card (a pair, and it plays
+  again); otherwise draw; when the pile is empty it must play: first the cards whose motif
+  it does not know (they may match), then any.
+* choose (both the pile's top and a middle card match): take the middle card when it still
+  holds another card of the pile's top motif (so that top stays to be matched next),
+  otherwise take the pile's top (revealing a new card).
+* name-a-card variant: it names the motif it remembers (or, for a card it does not know,
+  the pile's top motif or a middle motif).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..policies import legal_actions
+
+NUM_MOTIFS = 9
+MAX_HAND = 54
+DRAW = 0
+PLAY = 1  # PLAY + p
+TAKE_TOP = PLAY + MAX_HAND  # 55
+TAKE_MIDDLE = TAKE_TOP + 1  # 56
+NAMED = TAKE_MIDDLE + 1  # 57 + 9 * p + m
+UNKNOWN = -1
+
+
+class BrilliantBoarHeuristic:
+    """Rule-based Brilliant Boar player with its own memory (see the module docstring)."""
+
+    name = "heuristic"
+
+    def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None):
+        missing = [k for k in ("decision", "pile_top", "middle", "own_positions", "pending")
+                   if k not in layout]  # fmt: skip
+        if missing:
+            raise ValueError(f"BrilliantBoarHeuristic needs observation pieces {missing}")
+        self.layout = layout
+        self.config = dict(config or {})
+        self._memory: dict[str | None, list[int]] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        self._memory = {}
+
+    def memory(self, agent: str | None = None) -> list[int]:
+        """The motifs it remembers per own hand position (-1 = unknown)."""
+        return list(self._memory.get(agent, []))
+
+    def _piece(self, obs, name):
+        p = self.layout[name]
+        return obs[p["start"] : p["stop"]]
+
+    def act(self, observation: dict, agent: str | None = None) -> int:
+        obs = np.asarray(observation["observation"])
+        legal = [int(a) for a in legal_actions(observation)]
+        legal_set = set(legal)
+        mem = self._memory.setdefault(agent, [])
+        size = int(np.count_nonzero(self._piece(obs, "own_positions") > 0.5))
+        if len(mem) > size:  # should not happen: we saw every change of our hand
+            del mem[size:]
+        while len(mem) < size:
+            mem.append(UNKNOWN)
+        top_vec = self._piece(obs, "pile_top")
+        top = int(np.argmax(top_vec)) if top_vec.max() > 0.5 else UNKNOWN
+        middle = {int(m) for m in np.flatnonzero(self._piece(obs, "middle") > 1e-6)}
+        decision = int(np.argmax(self._piece(obs, "decision")))
+
+        if decision == 1:  # choose: the pile's top or the middle card
+            pending_vec = self._piece(obs, "pending")
+            motif = int(np.argmax(pending_vec)) if pending_vec.max() > 0.5 else UNKNOWN
+            prefer_middle = motif != UNKNOWN and motif in mem
+            order = (TAKE_MIDDLE, TAKE_TOP) if prefer_middle else (TAKE_TOP, TAKE_MIDDLE)
+            for a in order:
+                if a in legal_set:
+                    return a
+            return legal[0]
+
+        def play(p: int, motif: int) -> int | None:
+            if PLAY + p in legal_set:
+                return PLAY + p
+            if motif == UNKNOWN:
+                motif = top if top != UNKNOWN else (min(middle) if middle else 0)
+            a = NAMED + NUM_MOTIFS * p + motif
+            return a if a in legal_set else None
+
+        targets = middle | ({top} if top != UNKNOWN else set())
+        for p, m in enumerate(mem):  # a known pair
+            if m != UNKNOWN and m in targets:
+                a = play(p, m)
+                if a is not None:
+                    del mem[p]
+                    return a
+        if DRAW in legal_set:
+            mem.append(top)  # the face-up top card joins the end of our hand
+            return DRAW
+        order = [p for p, m in enumerate(mem) if m == UNKNOWN] + [p for p, m in enumerate(mem) if m != UNKNOWN]
+        for p in order:
+            a = play(p, mem[p])
+            if a is not None:
+                del mem[p]
+                return a
+        # nothing we recognise is legal (only if our memory is out of step): any legal play
+        a = legal[0]
+        if PLAY <= a < TAKE_TOP and a - PLAY < len(mem):
+            del mem[a - PLAY]
+        elif a >= NAMED and (a - NAMED) // NUM_MOTIFS < len(mem):
+            del mem[(a - NAMED) // NUM_MOTIFS]
+        return a

@@ -1,0 +1,123 @@
+"""A rule-based Oh My Brain player that reads only its own observation.
+
+* play / restart: play the lowest legal value (not 0 or the mouse), all copies at once (the
+  extra copies go to opponents' graveyards); keep the 0s (mosquito: always legal) and mice
+  for emergencies, i.e. when nothing else is legal (mouse first: it clears the horde and
+  gives a new turn); pass only when no play is legal.
+* extra copy / given card: to the opponent closest to going out (fewest cards in hand and
+  graveyard; ties: the one with most brains).
+* steal: from the opponent with most brains.
+* exchange: the swap (hands or graveyards, with whom) that leaves it the fewest cards.
+* draft: put the highest card that does not pair with another of its cards into the
+  graveyard (keeps pairs and low cards to play); keep/refill: take emergencies (0, mouse)
+  and values it already holds first, then the lowest; give: its lowest single card.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..policies import legal_actions
+
+NUM_VALUES = 20
+MOSQUITO, SPIDER, MOUSE = 0, 8, 11
+EMERGENCY = (MOUSE, MOSQUITO)
+(DRAFT, PLAY, RESTART, EXTRA_TARGET, KEEP, REFILL, GIVE_CARD, GIVE_TARGET, STEAL,
+ EXCHANGE) = range(10)  # fmt: skip
+PASS = 0
+VALUE_ACTION = 1  # 1..20
+OPPONENT_ACTION = 21  # 21..24: opponent k = a - 20
+EXCHANGE_HAND = 25  # 25..28: k = a - 24
+EXCHANGE_GRAVE = 29  # 29..32: k = a - 28
+PLAY_ACTION = 33  # 33 + v * maxc + (k - 1)
+
+
+class OhMyBrainHeuristic:
+    """Rule-based Oh My Brain player (see the module docstring). Deterministic."""
+
+    name = "heuristic"
+
+    def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None):
+        missing = [k for k in ("decision", "own_hand", "own_graveyard", "pending", "brains",
+                               "hand_sizes", "graveyard_sizes") if k not in layout]  # fmt: skip
+        if missing:
+            raise ValueError(f"OhMyBrainHeuristic needs observation pieces {missing}")
+        self.layout = layout
+        self.config = dict(config or {})
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def _piece(self, obs, name):
+        p = self.layout[name]
+        return obs[p["start"] : p["stop"]]
+
+    def act(self, observation: dict, agent: str | None = None) -> int:
+        mask = observation["action_mask"]
+        legal = [int(a) for a in legal_actions(observation)]
+        if len(legal) == 1:
+            return legal[0]
+        obs = np.asarray(observation["observation"])
+        maxc = max(1, (len(mask) - PLAY_ACTION) // NUM_VALUES)
+
+        def counts(name):
+            return np.rint(self._piece(obs, name) * maxc).astype(int)
+
+        hand = counts("own_hand")
+        pending = counts("pending")
+        brains = self._piece(obs, "brains")
+        cards = self._piece(obs, "hand_sizes") + self._piece(obs, "graveyard_sizes")
+        d = int(np.argmax(self._piece(obs, "decision")))
+
+        if d in (PLAY, RESTART):
+            plays = [(a, (a - PLAY_ACTION) // maxc, (a - PLAY_ACTION) % maxc + 1)
+                     for a in legal if a >= PLAY_ACTION]  # fmt: skip
+            normal = [p for p in plays if p[1] not in EMERGENCY]
+            if normal:
+                # the lowest value, all copies
+                return min(normal, key=lambda p: (p[1], -p[2]))[0]
+            for v in EMERGENCY:
+                group = [p for p in plays if p[1] == v]
+                if group:
+                    return max(group, key=lambda p: p[2])[0]
+            return PASS if PASS in legal else legal[0]
+
+        if d in (EXTRA_TARGET, GIVE_TARGET):
+            # the opponent closest to going out; ties: most brains
+            return min(legal, key=lambda a: (cards[a - 20], -brains[a - 20], a))
+        if d == STEAL:
+            return max(legal, key=lambda a: (brains[a - 20], -cards[a - 20], -a))
+        if d == EXCHANGE:
+            hs = self._piece(obs, "hand_sizes")
+            gs = self._piece(obs, "graveyard_sizes")
+
+            def gain(a):
+                if EXCHANGE_HAND <= a < EXCHANGE_GRAVE:
+                    k = a - 24
+                    return hs[0] - hs[k]
+                k = a - 28
+                return gs[0] - gs[k]
+
+            return max(legal, key=lambda a: (gain(a), -a))
+
+        values = [a - VALUE_ACTION for a in legal if VALUE_ACTION <= a < OPPONENT_ACTION]
+        if not values:
+            return legal[0]
+        if d == DRAFT:
+            held = hand + pending
+
+            def graveyard_score(v):  # higher = rather into the graveyard
+                return (v not in EMERGENCY, held[v] == 1, v)
+
+            return VALUE_ACTION + max(values, key=graveyard_score)
+        if d in (KEEP, REFILL):
+            def take_score(v):  # higher = rather into the hand
+                return (v in EMERGENCY, hand[v] > 0, -v)
+
+            return VALUE_ACTION + max(values, key=take_score)
+        if d == GIVE_CARD:
+            def give_score(v):  # higher = rather given away
+                return (v not in EMERGENCY, hand[v] == 1, -v)
+
+            return VALUE_ACTION + max(values, key=give_score)
+        return legal[0]
