@@ -186,10 +186,24 @@ class State(RulesState):
         stray = sorted({MOTIFS[MOTIF_OF[c]] for c in everything if MOTIF_OF[c] not in s.motifs})
         if stray:
             raise ValueError(f"bad Brilliant Boar state: cards of motifs {stray}, which are set aside")
-        if any(len(h) > MAX_HAND - 1 for h in s.hands):
-            raise ValueError(f"bad Brilliant Boar state: a hand holds more than {MAX_HAND - 1} cards")
+        # A hand may hold all 54 cards (a solo game that drew the whole pile, R-W8); the
+        # game is then over, so a live hand never needs a 55th position.
+        if any(len(h) > MAX_HAND for h in s.hands):
+            raise ValueError(f"bad Brilliant Boar state: a hand holds more than {MAX_HAND} cards")
         if n == 1 and s.middle:
             raise ValueError("bad Brilliant Boar state: the solo middle is always empty (R-W8)")
+        if n > 1 and s.errors:
+            raise ValueError(
+                "bad Brilliant Boar state: only the solo game has an error stack (R-W8); "
+                "with 2+ players a miss stays in the middle (R-W5)"
+            )
+        if not s.name_card:
+            mids = [MOTIF_OF[c] for c in s.middle]
+            if len(set(mids)) != len(mids):
+                raise ValueError(
+                    "bad Brilliant Boar state: the base game's middle never holds two cards of "
+                    "one motif (R-W5; only name_card=True allows it, R-W6)"
+                )
         if not 0 <= s.seat < n or not 0 <= s.phase <= OVER:
             raise ValueError(f"bad Brilliant Boar state: seat {s.seat} / phase {s.phase} out of range")
         if (s.phase == OVER) != _game_over(s):

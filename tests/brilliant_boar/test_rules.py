@@ -462,3 +462,41 @@ def test_config_validation():
     ]:
         with pytest.raises(ValueError, match=match):
             rules.Config(**kw)
+
+
+# ----------------------------------------------------------------------------- state checks (review)
+def test_RW8_solo_game_ending_with_all_54_cards_in_hand_round_trips():
+    """R-W8: a solo player may draw the whole pile without ever playing; the game ends when
+    the pile is empty with all 54 cards in hand (score -54). That finished table is a real
+    one: to_dict/from_dict and the env's reset(options={"state": ...}) must accept it."""
+    from braincards.envs.brilliant_boar.env import raw_env
+
+    s = rules.new_game(rules.Config(num_players=1, level=4), random.Random(0))
+    while not rules.is_terminal(s):
+        A(s, DRAW)
+    assert len(s.hands[0]) == NUM_CARDS and rules.scores(s) == [-NUM_CARDS]
+    assert rules.State.from_dict(s.to_dict()) == s
+    e = raw_env(num_players=1)
+    e.reset(options={"state": s.to_dict()})
+    assert e.terminations["player_0"] and e.rewards["player_0"] == -NUM_CARDS
+    assert e.observe("player_0")["observation"].shape == e.observation_space("player_0")["observation"].shape
+
+
+def test_RW8_error_stack_exists_only_in_solo_state_check():
+    """R-W8: the error stack is a solo rule; with 2+ players a miss stays in the middle
+    (R-W5), so a 2+ player table with cards on an error stack is not a real table (it would
+    also lower every seat's observed score while rules.scores ignores it)."""
+    s = table(2, pile=["owl", "hare"], hands=[["fox"], ["duck"]])
+    d = s.to_dict()
+    d["errors"] = [d["pile"].pop()]
+    with pytest.raises(ValueError, match="error stack"):
+        rules.State.from_dict(d)
+
+
+def test_RW5_base_game_middle_with_two_cards_of_one_motif_is_not_a_real_table():
+    """R-W5: in the base game the middle never holds two cards of one motif (only the
+    name-a-card variant R-W6 allows that), so from_dict rejects such a table."""
+    with pytest.raises(ValueError, match="two cards of one motif"):
+        table(2, pile=["owl"], hands=[["fox"], ["duck"]], middle=["wolf", "wolf"])
+    t = table(2, pile=["owl"], hands=[["fox"], ["duck"]], middle=["wolf", "wolf"], name_card=True)
+    assert motifs_of(t.middle) == ["wolf", "wolf"]
