@@ -49,6 +49,18 @@ SYMBOL_OF: tuple[int, ...] = tuple(p[0] for p in _PARSED)
 TARGET_OF: tuple[int, ...] = tuple(p[1] for p in _PARSED)
 
 
+# What a covered card shows (R-B8, rulebook "Cover": the action symbol stays visible).
+# A remove card's symbol names its object or color, so there are 16 visible symbols:
+# donate, cover, take_back, extra_card, remove <object> x 6, remove <color> x 6.
+VISIBLE_SYMBOLS = SYMBOLS[:4] + tuple(f"remove {o}" for o in OBJECTS) + tuple(f"remove {c}" for c in COLORS)
+VISIBLE_SYMBOL_OF: tuple[int, ...] = tuple(
+    SYMBOL_OF[c] if SYMBOL_OF[c] < REMOVE_OBJECT
+    else 4 + TARGET_OF[c] if SYMBOL_OF[c] == REMOVE_OBJECT
+    else 10 + TARGET_OF[c]
+    for c in range(NUM_CARDS)
+)  # fmt: skip
+
+
 def card_name(card: int) -> str:
     """``"blue brain"``."""
     return f"{COLORS[COLOR_OF[card]]} {OBJECTS[OBJECT_OF[card]]}"

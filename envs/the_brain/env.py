@@ -10,11 +10,12 @@ from ..core.base import CardGameEnv
 from ..core.config import check_bool, check_choice, check_int
 from ..core.layout import ObservationLayout
 from . import rules
-from .cards import NUM_CARDS, SYMBOL_OF, action_name, card_name, short_name
+from .cards import NUM_CARDS, VISIBLE_SYMBOL_OF, VISIBLE_SYMBOLS, action_name, card_name, short_name
 
 MAX_SEATS = rules.MAX_PLAYERS
 MEMORY_MODES = ("perfect", "none")
-MARGIN_BINS = 8  # one-hot of (limit - stacks), the last bin meaning "8 or more"
+NUM_SYMBOLS = len(VISIBLE_SYMBOLS)  # 16
+MARGIN_BINS = 8  # one-hot of (limit - stacks), the last bin meaning "7 or more"
 
 
 def build_layout(open_hands: bool, discard_peek: bool, memory: str) -> ObservationLayout:
@@ -23,14 +24,14 @@ def build_layout(open_hands: bool, discard_peek: bool, memory: str) -> Observati
     n = NUM_CARDS
     lay = ObservationLayout()
     lay.add("decision", len(rules.DECISIONS), "one-hot of the pending decision: " + ", ".join(rules.DECISIONS))
-    lay.add("num_players", MAX_SEATS, "one-hot of the player count 1..4 (solo: the virtual seat is seat 1)")
+    lay.add("num_players", MAX_SEATS, "one-hot of the player count 1..4 (solo: seat 1 is the other of the two seats the agent plays)")
     lay.add("own_hand", n, "multi-hot of the card ids in the observer's hand")
     if open_hands:
         lay.add("other_hands", (MAX_SEATS - 1) * n, "open_hands: multi-hot of each other seat's hand, seats 1..3")
     lay.add("domains", MAX_SEATS * n, "multi-hot of each seat's face-up domain, seats 0..3")
     lay.add("hand_sizes", MAX_SEATS, "cards in each seat's hand / 36, seats 0..3")
     lay.add("display_top", n, "multi-hot: card c is the top card of a display stack")
-    lay.add("display_covered_symbols", n * 6, "per top card c: count/6 of each action symbol covered beneath it (donate, cover, take_back, extra_card, remove_object, remove_color)")
+    lay.add("display_covered_symbols", n * NUM_SYMBOLS, "per top card c: count/6 of each visible action symbol covered beneath it: donate, cover, take_back, extra_card, then remove <object> x 6 and remove <color> x 6 (a remove card's symbol names its target)")
     if memory == "perfect":
         lay.add("display_covered_cards", n * n, "memory=perfect: [top c, card d] = 1 when d is covered in the stack topped by c")
     lay.add("stacks", 1, "display stacks / 36")
@@ -168,7 +169,8 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
                 ones.append(o["peek_available"])
             else:
                 ones.append(o["peeked_by"] + (s.peek_seat - me) % n)
-                if s.peek_seat == me:
+                # solo: both seats are the same player, who saw the pile (R-B3, R-B8)
+                if s.peek_seat == me or s.num_players == 1:
                     base = o["peeked_cards"]
                     ones += [base + c for c in s.peeked]
         if s.resolving >= 0:
@@ -183,10 +185,10 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         """A covered stack: counts of the covered action symbols (and, with perfect
         memory, the covered cards themselves) under its top card."""
         o = self._o
-        counts = [0] * 6
+        counts = [0] * NUM_SYMBOLS
         for c in stack[:-1]:
-            counts[SYMBOL_OF[c]] += 1
-        base = o["display_covered_symbols"] + top * 6
+            counts[VISIBLE_SYMBOL_OF[c]] += 1
+        base = o["display_covered_symbols"] + top * NUM_SYMBOLS
         for symbol, k in enumerate(counts):
             if k:
                 at.append(base + symbol)
@@ -215,7 +217,11 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         if a < rules.DRAW_YES:
             k = a - rules.SEAT_ACTION + 1
             target = (s.seat + k) % s.num_seats
-            return f"donate to the seat {k} after you (player_{target})"
+            if s.num_players == 1:  # solo: one agent and a virtual seat (R-B3)
+                who = "the virtual seat" if target == 1 else "your own seat"
+            else:
+                who = f"player_{target}"
+            return f"donate to the seat {k} after you ({who})"
         return {
             rules.DRAW_YES: "draw a card",
             rules.DRAW_NO: "do not draw",
@@ -248,5 +254,10 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         if s.phase == rules.OVER:
             lines.append("WON" if s.outcome == rules.WIN else "LOST")
         else:
-            lines.append(f"  to decide: {rules.DECISIONS[s.phase]} by seat {s.seat}")
+            doing = f"  to decide: {rules.DECISIONS[s.phase]} by seat {s.seat}"
+            if s.resolving >= 0:
+                doing += f"  resolving {short_name(s.resolving)}"
+            if s.donating >= 0:  # on its way, face up, to another seat's domain
+                doing += f"  donating {short_name(s.donating)}"
+            lines.append(doing)
         return "\n".join(lines)

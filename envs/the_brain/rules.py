@@ -166,6 +166,15 @@ class State(RulesState):
             raise ValueError("bad The Brain state: a card lies in two places")
         if not 0 <= s.seat < n or not 0 <= s.phase <= OVER:
             raise ValueError(f"bad The Brain state: seat {s.seat} / phase {s.phase} out of range")
+        for key, top in (("resolving", NUM_CARDS), ("donating", NUM_CARDS), ("peek_seat", n),
+                         ("last_player", n), ("outcome", 2)):  # fmt: skip
+            if getattr(s, key) >= top:
+                raise ValueError(f"bad The Brain state: {key} {getattr(s, key)} out of range")
+        if (s.donating >= 0) != (s.phase == DONATE_TARGET):
+            raise ValueError("bad The Brain state: donating must name a card exactly while the "
+                             "decision is donate_target")  # fmt: skip
+        if (s.outcome != ONGOING) != (s.phase == OVER):
+            raise ValueError("bad The Brain state: outcome must be set exactly when the game is over")
         return s
 
 

@@ -190,8 +190,8 @@ def test_RB8_observation_pieces_and_ego_centric_seats():
     assert np.flatnonzero(dom[2]).tolist() == [C("green brain")]  # player_0 is 2 seats after player_1
     assert o[lay.slice("hand_sizes")].tolist() == pytest.approx([1 / 36, 1 / 36, 2 / 36, 0])
     assert sorted(np.flatnonzero(o[lay.slice("display_top")]).tolist()) == sorted([C("red key"), C("grey safe")])
-    sym = o[lay.slice("display_covered_symbols")].reshape(NUM_CARDS, 6)
-    assert sym[C("red key")].tolist() == pytest.approx([0, 0, 1 / 6, 0, 0, 0])  # blue brain = take_back
+    sym = o[lay.slice("display_covered_symbols")].reshape(NUM_CARDS, 16)
+    assert sym[C("red key")].tolist() == pytest.approx([0, 0, 1 / 6] + [0] * 13)  # blue brain = take_back
     cov = o[lay.slice("display_covered_cards")].reshape(NUM_CARDS, NUM_CARDS)
     assert np.flatnonzero(cov[C("red key")]).tolist() == [C("blue brain")]
     assert np.flatnonzero(o[lay.slice("discard_top")]).tolist() == [C("yellow brain")]
@@ -214,8 +214,18 @@ def test_RB8_memory_none_shows_only_what_lies_visible():
     o = _obs(env, "player_0")
     assert np.flatnonzero(o[env.layout.slice("discard_top")]).tolist() == [C("yellow brain")]
     # the covered card's action symbol is still visible
-    sym = o[env.layout.slice("display_covered_symbols")].reshape(NUM_CARDS, 6)
+    sym = o[env.layout.slice("display_covered_symbols")].reshape(NUM_CARDS, 16)
     assert sym[C("red key")][2] == pytest.approx(1 / 6)
+
+
+def test_RB8_a_covered_remove_card_shows_what_it_removes():
+    """The remove symbol names its object or color (one card each), so it stays visible."""
+    s = table(2, hands=[["blue key"], ["grey key"]],
+              display=[["red brain", "red key"], ["purple magnifying_glass", "grey brain"]])  # fmt: skip
+    env = env_with(s, memory="none")
+    sym = _obs(env, "player_0")[env.layout.slice("display_covered_symbols")].reshape(NUM_CARDS, 16)
+    assert np.flatnonzero(sym[C("red key")]).tolist() == [10 + 4]  # remove grey (color 4)
+    assert np.flatnonzero(sym[C("grey brain")]).tolist() == [4 + 3]  # remove brain (object 3)
 
 
 def test_RB8_open_hands_show_every_hand():
@@ -439,3 +449,85 @@ def test_state_call_explains_there_is_no_global_state_vector():
     env.reset(seed=0)
     with pytest.raises(NotImplementedError, match="rules state"):
         env.state()
+
+
+# ----------------------------------------------------------------------------- review findings
+def test_RB8_RB3_solo_discard_peek_stays_visible_whichever_seat_the_agent_plays():
+    """R-B3: both seats are played by the same agent; R-B8: from the peek on, that player's
+    observation includes the pile as it saw it. With memory="none" the snapshot must not
+    vanish when the agent turns to the other seat."""
+    s = table(1, domains=[["blue key", "grey key"], ["red lock", "yellow key"]],
+              discard=["green brain", "green safe"], deck=["purple key", "purple safe"], discard_peek=True)  # fmt: skip
+    env = env_with(s, discard_peek=True, memory="none")
+    lay = env.layout
+    env.step(rules.PEEK_YES)  # the own seat looks
+    env.step(C("blue key"))  # remove fingerprint: nothing; the virtual seat's turn
+    assert env.state.seat == 1
+    o = _obs(env, "player_0")
+    assert sorted(np.flatnonzero(o[lay.slice("peeked_cards")]).tolist()) == sorted([C("green brain"), C("green safe")])
+    assert o[lay.slice("peeked_by")].tolist() == [0, 1, 0, 0]  # relative: the other seat looked
+
+
+def test_action_meaning_in_solo_names_the_virtual_seat_not_a_missing_agent():
+    """R-B3: the solo game has one agent (player_0) and a virtual seat."""
+    s = table(1, domains=[["blue fingerprint", "purple key"], ["red key"]], deck=["grey key"])
+    env = env_with(s)
+    env.step(C("blue fingerprint"))
+    env.step(C("purple key"))
+    assert env.action_meaning(rules.SEAT_ACTION) == "donate to the seat 1 after you (the virtual seat)"
+    s = table(1, domains=[["red key"], ["blue fingerprint", "purple key"]], deck=["grey key"], seat=1)
+    env = env_with(s)
+    env.step(C("blue fingerprint"))
+    env.step(C("purple key"))
+    assert env.action_meaning(rules.SEAT_ACTION) == "donate to the seat 1 after you (your own seat)"
+
+
+def test_render_shows_the_card_being_donated_while_its_target_is_chosen():
+    env = env_with(table(3, hands=[["blue fingerprint", "purple key"], ["red key"], ["grey key"]]))
+    env.step(C("blue fingerprint"))
+    env.step(C("purple key"))
+    assert "pur-key" in env.render_text("player_1")
+
+
+@pytest.mark.parametrize(
+    "key,value",
+    [("donating", 99), ("resolving", 36), ("peek_seat", 2), ("last_player", 7), ("outcome", 5),
+     ("donating", 3)],  # fmt: skip
+)
+def test_from_dict_rejects_out_of_range_or_inconsistent_fields_with_value_error(key, value):
+    s = table(2, hands=[["blue key"], ["grey key"]], deck=["red key"])
+    data = s.to_dict()
+    data[key] = value  # donating=3 while the decision is "play", not "donate_target"
+    with pytest.raises(ValueError, match=key):
+        rules.State.from_dict(data)
+
+
+def test_RB8_memory_none_observation_ignores_covered_identities_and_the_pile_below_its_top():
+    """R-B8 memory="none": swapping a covered card with a discarded card showing the same
+    action symbol, or reordering the discard pile below its top, changes nothing any seat
+    sees."""
+    from braincards.envs.the_brain.cards import VISIBLE_SYMBOL_OF as SYMBOL_OF
+
+    for g in range(60):
+        r = random.Random(g)
+        env = raw_env(num_players=r.randint(1, 4), memory="none", difficulty=r.choice([7, 9, 12]))
+        env.reset(seed=g)
+        while env.state.phase != rules.OVER:
+            saved = env.state.to_dict()
+            before = [_obs(env, a).copy() for a in env.possible_agents]
+            s2 = rules.State.from_dict(saved)
+            below = s2.discard[:-1]
+            r.shuffle(below)
+            s2.discard[:-1] = below
+            for stack in s2.display:
+                for j in range(len(stack) - 1):
+                    same = [i for i, c in enumerate(s2.discard[:-1]) if SYMBOL_OF[c] == SYMBOL_OF[stack[j]]]
+                    if same:
+                        i = r.choice(same)
+                        stack[j], s2.discard[i] = s2.discard[i], stack[j]
+            env.state = s2
+            for agent, obs in zip(env.possible_agents, before, strict=True):
+                np.testing.assert_array_equal(_obs(env, agent), obs)
+            env.state = rules.State.from_dict(saved)
+            env._legal = None
+            env.step(r.choice(env.legal_actions()))

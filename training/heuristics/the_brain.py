@@ -71,7 +71,7 @@ class _View:
         self.holdings = sorted(set(self.hand) | set(self.domains[0]))
         self.hand_sizes = np.rint(piece("hand_sizes") * NUM_CARDS).astype(int)
         self.tops = ids("display_top")
-        sym = np.rint(piece("display_covered_symbols").reshape(NUM_CARDS, 6) * 6).astype(int)
+        sym = np.rint(piece("display_covered_symbols").reshape(NUM_CARDS, -1) * 6).astype(int)
         self.covered_symbols = {t: sym[t] for t in self.tops}
         self.stack_size = {t: 1 + int(sym[t].sum()) for t in self.tops}
         gone = set(self.tops)
