@@ -243,6 +243,14 @@ class State(RulesState):
         if len(s.hands) != n or len(s.graves) != n or len(s.brains) != n:
             raise ValueError(f"bad Oh My Brain state: hands/graves/brains must list {n} seats")
         s._count_sizes()
+        for k in ("seat", "phase", "extras", "start_seat", "draft_count", "turn", "die",
+                  "reshuffles"):  # fmt: skip
+            if getattr(s, k) < 0:  # only ``give`` may be -1 (no card chosen)
+                raise ValueError(f"bad Oh My Brain state: {k} must be >= 0, got {getattr(s, k)}")
+        if s.round < 1:
+            raise ValueError(f"bad Oh My Brain state: round must be >= 1, got {s.round}")
+        if s.extras and not s.horde:  # R-O4: the extra copies are copies of the horde's top
+            raise ValueError("bad Oh My Brain state: extras need a horde (they copy its top)")
         if len(s.discard) != NUM_VALUES or len(s.face_counts) != 6:
             raise ValueError("bad Oh My Brain state: discard needs 20 counts, face_counts 6")
         for k in ("reserve", "horde", "pending"):
@@ -273,6 +281,37 @@ class State(RulesState):
             s.give >= 0 and not s.hands[s.seat][s.give]
         ):
             raise ValueError("bad Oh My Brain state: give only while choosing its target")
+        draft_done = DRAFT_PASSES * n
+        if s.phase == DRAFT:  # R-O3: batch number draft_count goes to start_seat + draft_count - 1
+            seat = (s.start_seat + s.draft_count - 1) % n
+            if not 1 <= s.draft_count <= draft_done or s.seat != seat:
+                raise ValueError(
+                    f"bad Oh My Brain state: draft_count {s.draft_count} / seat {s.seat} do not "
+                    f"fit a draft of {draft_done} batches from seat {s.start_seat}"
+                )
+        elif s.draft_count != draft_done:
+            raise ValueError(
+                f"bad Oh My Brain state: draft_count must be {draft_done} once the draft is over, "
+                f"got {s.draft_count}"
+            )
+        if s.spider and (not s.horde or s.horde[-1] != SPIDER):
+            raise ValueError(
+                "bad Oh My Brain state: the spider restriction needs a spider on top (R-O4)"
+            )
+        if s.mouse and (s.phase not in (REFILL, OVER) or s.horde):
+            raise ValueError(
+                "bad Oh My Brain state: mouse is set only during the mouse's own refill (or at the "
+                "game end it caused), with the horde discarded (R-O6)"
+            )
+        if s.phase != OVER and not all(s.brains):
+            raise ValueError(
+                "bad Oh My Brain state: a seat has 0 brains but the game goes on (R-O10)"
+            )
+        if s.phase != OVER and not legal_actions(s):
+            raise ValueError(
+                f"bad Oh My Brain state: the seat to move has no legal action in decision "
+                f"{DECISIONS[s.phase]}"
+            )
         return s
 
     def copy(self) -> State:

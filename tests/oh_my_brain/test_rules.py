@@ -572,3 +572,68 @@ def test_state_round_trip_and_validation():
         rules.State.from_dict([1])
     with pytest.raises(ValueError, match="seat"):
         rules.State.from_dict(dict(d, seat=3))
+
+
+def _base_dict(**mods):
+    d = table(3, hands=[[4], [1], [2]], horde=[3]).to_dict()
+    return dict(d, **mods)
+
+
+def _no_hand(**mods):
+    """Seat 0 holds nothing (its card 4 goes to the bottom of the reserve)."""
+    d = _base_dict(**mods)
+    d["hands"] = [[0] * 20, *d["hands"][1:]]
+    d["reserve"] = d["reserve"] + [4]
+    return d
+
+
+@pytest.mark.parametrize(
+    "data,match",
+    [
+        # R-O4: extra copies are copies of the horde's top; was an IndexError
+        (dict(_base_dict(extras=2, horde=[]), reserve=_base_dict()["reserve"] + [3]), "extras"),
+        (_base_dict(extras=-1), "extras"),  # was accepted; observe() then crashed
+        (_base_dict(die=-1), "die"),  # was accepted and lit the spider entry of the observation
+        (_base_dict(give=-2), "give"),
+        (_base_dict(round=-1), "round"),
+        (_base_dict(turn=-1), "turn"),
+        (_base_dict(reshuffles=-1), "reshuffles"),
+        (_base_dict(draft_count=99), "draft"),  # R-O3: 3 batches per seat
+        (_base_dict(draft_count=0), "draft"),  # R-O3: the draft is over once play began
+        (_base_dict(spider=True), "spider"),  # R-O4: the restriction needs a spider on top
+        (_base_dict(mouse=True), "mouse"),  # R-O6: only during the mouse's own refill
+        (_base_dict(brains=[0, 5, 5]), "0 brains"),  # R-O10: 0 brains ends the game at once
+        (_base_dict(phase=rules.REFILL), "no legal action"),  # nothing in the graveyard
+        (_no_hand(phase=rules.GIVE_CARD), "no legal action"),  # R-O7 face 1 needs a hand card
+        (_no_hand(phase=rules.RESTART, horde=[], discard=[int(v == 3) for v in range(20)]),
+         "no legal action"),  # R-O5: a restart needs a hand card
+    ],
+)
+def test_state_from_dict_rejects_unreal_tables_with_a_value_error(data, match):
+    """to_dict/from_dict: a table the rules cannot reach (R-O3..R-O10) raises a clear
+    ValueError instead of an IndexError later, a corrupt observation or a seat to move
+    with no legal action."""
+    with pytest.raises(ValueError, match=match):
+        rules.State.from_dict(data)
+
+
+def test_state_from_dict_still_accepts_every_reached_table():
+    """Every table met in play (draft, mouse refill, spider, extras, give, round 2+)
+    passes the stricter from_dict checks."""
+    rng = random.Random(3)
+    kinds = set()
+    for game in range(40):
+        n = 2 + game % 4
+        s = rules.new_game(rules.Config(num_players=n, starting_brains=30), random.Random(game))
+        while s.phase != rules.OVER and s.round < 3:
+            assert rules.State.from_dict(s.to_dict()) == s
+            kinds.add(s.phase)
+            legal = rules.legal_actions(s)
+            plays = [a for a in legal if a != PASS]
+            rules.apply_action(s, rng.choice(plays or legal))
+        assert rules.State.from_dict(s.to_dict()) == s
+    assert kinds == set(range(len(rules.DECISIONS)))
+    # a mouse as the last card whose round end takes a last brain: over, mouse still set
+    s = table(2, hands=[[11], [1, 2]], horde=[10], brains=[9, 2])
+    rules.apply_action(s, P(11))
+    assert rules.is_terminal(s) and s.mouse and rules.State.from_dict(s.to_dict()) == s
