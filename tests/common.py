@@ -15,8 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from braincards.envs.core.errors import IllegalActionError
 from pettingzoo.test import api_test, seed_test
+
+from braincards.envs.core.errors import IllegalActionError
 
 
 def accepted_actions(state, rules, num_actions: int, check_unchanged: bool = False) -> list[int]:

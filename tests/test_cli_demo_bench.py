@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+
 from braincards.training import bench
 from braincards.training.cli import main
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from braincards.envs import ENVS, make
 from braincards.training.commands import load_config
 from braincards.training.evaluate import evaluate

@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+
 from braincards.envs.brilliant_boar import env, raw_env, rules
 from braincards.envs.brilliant_boar.cards import MOTIF_OF, MOTIFS, NUM_CARDS, card_id
 from braincards.envs.brilliant_boar.env import HAND_BLOCK, build_layout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from braincards.envs.brilliant_boar import HistoryWrapper, env, rules
 from braincards.envs.brilliant_boar.cards import MOTIFS
 from braincards.envs.brilliant_boar.history import (

@@ -8,6 +8,7 @@ import itertools
 import random
 
 import pytest
+
 from braincards.envs.brilliant_boar import env, rules
 from braincards.envs.brilliant_boar.cards import MOTIF_OF
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from braincards.envs.brilliant_boar import rules
 from braincards.envs.brilliant_boar.cards import (
     LEVELS,

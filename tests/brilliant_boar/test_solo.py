@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import warnings
 
-import braincards.envs  # noqa: F401 - registers the gymnasium ids
 import gymnasium
 import numpy as np
 import pytest
-from braincards.envs.brilliant_boar import rules, solo_env
 from gymnasium.utils.env_checker import check_env
+
+import braincards.envs  # noqa: F401 - registers the gymnasium ids
+from braincards.envs.brilliant_boar import rules, solo_env
 
 
 def test_solo_env_passes_gymnasium_env_checker():

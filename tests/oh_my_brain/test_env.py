@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import itertools
 import random
-from pathlib import Path
 
 import numpy as np
 import pettingzoo
 import pytest
+
 from braincards.envs import ENVS, IllegalActionError, make
 from braincards.envs.oh_my_brain import env as wrapped_env
 from braincards.envs.oh_my_brain import raw_env, rules
@@ -289,11 +289,6 @@ def test_RO11_pending_draft_cards_show_to_the_drafting_seat_only():
     theirs = _obs(env, "player_1")[lay["start"] : lay["stop"]]
     assert mine[4] == pytest.approx(2 / 3) and mine[17] == pytest.approx(1 / 3)
     assert not theirs.any()
-
-
-def test_readme_section_documents_the_current_observation_layout():
-    readme = (Path(__file__).parents[2] / "envs" / "oh_my_brain" / "README_SECTION.md").read_text()
-    assert raw_env().layout.describe() in readme
 
 
 def test_observation_layout_names_every_slice_exactly_once():

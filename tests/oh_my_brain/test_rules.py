@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from braincards.envs.core.errors import IllegalActionError
 from braincards.envs.oh_my_brain import rules
 from braincards.envs.oh_my_brain.cards import DEFAULT_DECK, DEFAULT_MARSHMALLOWS, expand

@@ -10,6 +10,7 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
+
 from braincards.envs import ENVS, IllegalActionError, make
 from braincards.envs.the_brain import env as wrapped_env
 from braincards.envs.the_brain import raw_env, rules, solo_env

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from braincards.envs.core.errors import IllegalActionError
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import (

@@ -12,9 +12,10 @@ def tiny_checkpoint(tmp_path_factory):
     The Brain's observation size does not depend on the player count, so it fits every
     The Brain table with the default observation options."""
     import torch
+    from sb3_contrib import MaskablePPO
+
     from braincards.envs.the_brain import solo_env
     from braincards.training.policies import save_checkpoint
-    from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(1)
     env = solo_env(num_players=1)

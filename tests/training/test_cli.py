@@ -6,6 +6,7 @@ import io
 import json
 
 import pytest
+
 from braincards.training.cli import main
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 
 import pytest
+
 from braincards.training.evaluate import crossplay, derive_seed, evaluate, league
 
 

@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+
 from braincards.envs import make
 from braincards.training.heuristics import make_heuristic
 from braincards.training.policies import (
@@ -253,8 +254,9 @@ def test_save_checkpoint_refuses_mismatched_config(tiny_checkpoint, tmp_path):
 def test_recurrent_ppo_checkpoint(tmp_path):
     """RecurrentPPO checkpoints load too: the LSTM state runs through the game, the logits
     are masked by the policy (RecurrentPPO itself has no masks)."""
-    from braincards.envs.the_brain import solo_env
     from sb3_contrib import RecurrentPPO
+
+    from braincards.envs.the_brain import solo_env
 
     env = solo_env(num_players=1, illegal_action="penalize")
     model = RecurrentPPO("MlpLstmPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from braincards.training.stats import t_cdf, t_interval, t_quantile, wilson_interval
 
 

@@ -23,6 +23,7 @@ visible tops and the discard pile's top, so some removers are then wrongly belie
 from __future__ import annotations
 
 import numpy as np
+
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import (
     COLOR_OF,
