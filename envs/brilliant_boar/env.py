@@ -98,7 +98,7 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         self._perfect = self.memory == "perfect"
 
     # ------------------------------------------------------------------ hooks
-    state_class = rules.State
+    rules = rules
 
     def _deal(self, rng: random.Random, options: dict) -> rules.State:
         return rules.new_game(
@@ -108,18 +108,6 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
     def _state_fit(self, state: rules.State) -> dict[str, tuple]:
         c = self.config
         return {k: (getattr(state, k), getattr(c, k)) for k in ("num_players", "level", "name_card")}
-
-    def _acting_agent(self) -> int:
-        return self.state.seat
-
-    def _legal_actions(self) -> list[int]:
-        return rules.legal_actions(self.state)
-
-    def _apply(self, action: int) -> None:
-        rules.apply_action(self.state, action)
-
-    def _is_terminal(self) -> bool:
-        return self.state.phase == rules.OVER
 
     def _agent_returns(self) -> list[float]:
         s = self.state

@@ -18,7 +18,6 @@ from pettingzoo import AECEnv
 from .config import check_action_int, check_choice, check_int, check_options
 from .errors import IllegalActionError
 from .layout import ObservationLayout
-from .state import RulesState
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
 
@@ -75,7 +74,9 @@ class CardGameEnv(AECEnv):
         return self.layout.as_dict()
 
     # ------------------------------------------------------------------ hooks
-    state_class: type[RulesState] = RulesState
+    # ``rules`` is the game's pure rules module: State, legal_actions(state),
+    # apply_action(state, action), is_terminal(state), current_seat(state).
+    rules = None
 
     def _deal(self, rng: random.Random, options: dict):
         """A new game from the seeded ``rng`` and the (scripted) reset ``options``."""
@@ -87,16 +88,17 @@ class CardGameEnv(AECEnv):
         raise NotImplementedError
 
     def _acting_agent(self) -> int:
-        raise NotImplementedError
+        """Index of the agent that decides now (the seat to move, by default)."""
+        return self.rules.current_seat(self.state)
 
     def _legal_actions(self) -> list[int]:
-        raise NotImplementedError
+        return self.rules.legal_actions(self.state)
 
     def _apply(self, action: int) -> None:
-        raise NotImplementedError
+        self.rules.apply_action(self.state, action)
 
     def _is_terminal(self) -> bool:
-        raise NotImplementedError
+        return self.rules.is_terminal(self.state)
 
     def _agent_returns(self) -> list[float]:
         raise NotImplementedError
@@ -116,7 +118,7 @@ class CardGameEnv(AECEnv):
         others = [k for k in options if k != "state" and k in self.RESET_OPTIONS]
         if others:
             raise ValueError(f"reset option 'state' cannot be combined with {others}")
-        state = self.state_class.from_dict(options["state"])
+        state = self.rules.State.from_dict(options["state"])
         misfits = [
             f"{name} is {got!r} in the state but {want!r} in this env"
             for name, (got, want) in self._state_fit(state).items()

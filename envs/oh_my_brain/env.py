@@ -114,7 +114,7 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         ))  # fmt: skip
 
     # ------------------------------------------------------------------ hooks
-    state_class = rules.State
+    rules = rules
 
     def _deal(self, rng: random.Random, options: dict) -> rules.State:
         return rules.new_game(
@@ -129,18 +129,6 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
             "deck": (tuple(state.copies), c.deck),
             "marshmallow_values": (tuple(state.marshmallows), c.marshmallow_values),
         }
-
-    def _acting_agent(self) -> int:
-        return self.state.seat
-
-    def _legal_actions(self) -> list[int]:
-        return rules.legal_actions(self.state)
-
-    def _apply(self, action: int) -> None:
-        rules.apply_action(self.state, action)
-
-    def _is_terminal(self) -> bool:
-        return self.state.phase == rules.OVER
 
     def _agent_returns(self) -> list[float]:
         return rules.returns(self.state)

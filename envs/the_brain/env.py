@@ -93,7 +93,7 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         self._o = {name: lay.offset(name) for name in lay.as_dict()}
 
     # ------------------------------------------------------------------ hooks
-    state_class = rules.State
+    rules = rules
 
     def _deal(self, rng: random.Random, options: dict) -> rules.State:
         return rules.new_game(self.config, rng, options.get("deck"), options.get("first_player"))
@@ -109,15 +109,6 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
 
     def _acting_agent(self) -> int:
         return 0 if self.config.num_players == 1 else self.state.seat
-
-    def _legal_actions(self) -> list[int]:
-        return rules.legal_actions(self.state)
-
-    def _apply(self, action: int) -> None:
-        rules.apply_action(self.state, action)
-
-    def _is_terminal(self) -> bool:
-        return self.state.phase == rules.OVER
 
     def _agent_returns(self) -> list[float]:
         return rules.returns(self.state)[: self.config.num_players]

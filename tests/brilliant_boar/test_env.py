@@ -13,7 +13,12 @@ from braincards.envs.brilliant_boar.cards import MOTIF_OF, MOTIFS, NUM_CARDS, ca
 from braincards.envs.brilliant_boar.env import HAND_BLOCK, build_layout
 from braincards.envs.core.errors import IllegalActionError
 
-from ..common import check_round_trip, observe_after, run_api_and_seed_tests
+from ..common import (
+    check_round_trip,
+    check_seeded_determinism,
+    observe_after,
+    run_api_and_seed_tests,
+)
 from .helpers import env_with, play, table
 
 
@@ -65,24 +70,8 @@ def test_round_trip_in_a_choice_decision():
     assert e.legal_actions() == f.legal_actions() == [rules.TAKE_TOP, rules.TAKE_MIDDLE]
 
 
-def test_same_seed_same_game():
-    def trace(seed):
-        e = env(num_players=3, level=2)
-        e.reset(seed=seed)
-        rng = random.Random(0)
-        out = [tuple(e.unwrapped.state.motifs)]
-        for agent in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            a = rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
-            out.append((agent, a))
-            e.step(a)
-        return out
-
-    assert trace(9) == trace(9)
-    assert trace(9) != trace(10)
+def test_same_seed_same_game_and_reset_without_seed_continues_the_rng():
+    check_seeded_determinism(lambda: env(num_players=3, level=2))
 
 
 # ----------------------------------------------------------------------------- reset options

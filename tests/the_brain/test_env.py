@@ -16,7 +16,13 @@ from braincards.envs.the_brain import env as wrapped_env
 from braincards.envs.the_brain import raw_env, rules, solo_env
 from braincards.envs.the_brain.cards import NUM_CARDS
 
-from ..common import check_round_trip, observe_after, play_games, run_api_and_seed_tests
+from ..common import (
+    check_round_trip,
+    check_seeded_determinism,
+    observe_after,
+    play_games,
+    run_api_and_seed_tests,
+)
 from .helpers import C, env_with, table
 
 CONFIGS = [
@@ -100,31 +106,8 @@ def test_round_trip_mid_game_continues_identically():
         check_round_trip(lambda config=config: wrapped_env(**config), seed, split, rng_seed=seed)
 
 
-def test_same_seed_same_game_and_different_seed_different_game():
-    def transcript(seed):
-        env = wrapped_env(num_players=3)
-        env.reset(seed=seed)
-        rng = random.Random(0)
-        out = [env.unwrapped.state.to_dict()]
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            action = None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
-            out.append((agent, action, obs["observation"].tobytes()))
-            env.step(action)
-        return out
-
-    assert transcript(11) == transcript(11)
-    assert transcript(11) != transcript(12)
-
-
-def test_reset_without_seed_continues_the_rng():
-    env = raw_env()
-    env.reset(seed=5)
-    first = env.state.to_dict()
-    env.reset()
-    assert env.state.to_dict() != first
-    env.reset(seed=5)
-    assert env.state.to_dict() == first
+def test_same_seed_same_game_and_reset_without_seed_continues_the_rng():
+    check_seeded_determinism(lambda: wrapped_env(num_players=3))
 
 
 # ----------------------------------------------------------------------------- observation
