@@ -68,3 +68,16 @@ def test_wheel_installs_and_imports_without_top_level_names(wheel, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_environments_import_nothing_from_the_train_extra():
+    code = (
+        "import sys, braincards.envs as e\n"
+        "for name in e.ENVS: e.make(name).reset(seed=0)\n"
+        "import gymnasium; gymnasium.make('braincards/TheBrainSolo-v0').reset(seed=0)\n"
+        "train = ('torch', 'stable_baselines3', 'sb3_contrib', 'yaml', 'tensorboard', 'tqdm',\n"
+        "         'rich', 'matplotlib', 'openskill')\n"
+        "print(sorted(m for m in train if m in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
