@@ -85,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         args.game = game_id(args.game)
     try:
         return args.func(args)
-    except ValueError as err:  # bad config values: say what was wrong, no traceback
-        print(f"braincards: error: {err}", file=sys.stderr)
+    except (ValueError, OSError) as err:  # bad config values, unwritable --out/--json paths:
+        print(f"braincards: error: {err}", file=sys.stderr)  # say what was wrong, no traceback
         return 2
 
 

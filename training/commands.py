@@ -41,6 +41,8 @@ def load_config(path: str | None, sets: list[str] | None) -> dict:
         if "=" not in item:
             raise ValueError(f"--set {item!r}: expected KEY=VALUE")
         key, value = item.split("=", 1)
+        if not key.strip():
+            raise ValueError(f"--set {item!r}: empty key; expected KEY=VALUE")
         try:
             config[key.strip()] = yaml.safe_load(value)
         except yaml.YAMLError as err:
@@ -188,7 +190,7 @@ def cmd_play(args) -> int:
     from braincards.envs import make
 
     from .evaluate import derive_seed
-    from .policies import make_policy
+    from .policies import check_env_options, make_policy
 
     out = sys.stdout
     seats = [s.strip() for s in args.seat]
@@ -203,6 +205,7 @@ def cmd_play(args) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     if seed < 0:
         raise ValueError(f"--seed {seed} must be >= 0")
+    check_env_options(args.game, config)
     raw = make(args.game, raw=True, **config)
     policies = {}
     for i, spec in enumerate(seats):
@@ -236,7 +239,7 @@ def cmd_play(args) -> int:
                     out.write(f"{label[agent]}: {raw.action_meaning(action)}\n")
             raw.step(action)
     except (_Quit, KeyboardInterrupt) as why:
-        out.write(f"game abandoned ({why or 'interrupted'}); seed {seed}\n")
+        out.write(f"game abandoned ({str(why) or 'interrupted'}); seed {seed}\n")
         return 0
     out.write("\nfinal table:\n" + raw.render_text() + "\n")
     how = "truncated (max_cycles)" if any(raw.truncations.values()) else "game over"

@@ -8,6 +8,12 @@
 * :func:`league` - round-robin between competitive policies, openskill ratings as Markdown
   and CSV.
 
+Seat rotation: game ``g`` puts ``seats[j]`` at player ``(j - rotation(g)) mod n``, where
+``rotation(g) = g mod n`` (with a list of V difficulties that shares a factor with n, one
+more step after every lcm(V, n) games, so that each difficulty sees every rotation too).
+Every policy therefore plays every position equally often whenever the number of games is
+a multiple of n. Game ``g`` has difficulty ``g mod V``.
+
 Reproducibility: game ``g`` of a run with seed ``S`` is dealt with env seed
 ``derive_seed(S, g)`` and the policy in seat ``i`` is reset with ``derive_seed(S, g, 1, i)``;
 nothing else is random. So a game's result depends only on (S, g, who sits where), runs
@@ -28,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .policies import make_policy, spec_label
+from .policies import check_env_options, make_policy, spec_label
 from .stats import fmt_interval, interval_dict, t_interval, wilson_interval
 
 COOPERATIVE_GAMES = ("the_brain_v0",)
@@ -60,8 +66,22 @@ def _variants(game: str, config: dict) -> list[dict]:
     if game == "the_brain_v0" and isinstance(diff, (list, tuple)):
         if not diff:
             raise ValueError("difficulty list is empty")
+        seen = [str(d) for d in diff]
+        dups = sorted({d for d in seen if seen.count(d) > 1})
+        if dups:
+            raise ValueError(f"difficulty list names {dups} more than once")
         return [{**config, "difficulty": d} for d in diff]
     return [dict(config)]
+
+
+def rotation(g: int, n: int, num_variants: int = 1) -> int:
+    """How many places game ``g`` rotates the seats (see the module docstring).
+
+    ``g mod n`` puts every policy at every position once in each block of n games. Game g
+    has variant ``g mod V``; when V and n share a factor, variant v would only ever meet
+    some rotations, so the rotation moves one step further after every lcm(V, n) games."""
+    step = g // math.lcm(num_variants, n) if math.gcd(num_variants, n) > 1 else 0
+    return (g + step) % n
 
 
 def _check_config(game: str, config: dict | None, num_seats: int | None) -> dict:
@@ -70,6 +90,7 @@ def _check_config(game: str, config: dict | None, num_seats: int | None) -> dict
     config = dict(config or {})
     for key in ("render_mode",):
         config.pop(key, None)
+    check_env_options(game, config)
     if num_seats is not None:
         n = config.setdefault("num_players", num_seats)
         if n != num_seats:
@@ -132,6 +153,9 @@ class _Table:
             pol.reset(seed=derive_seed(self.seed, deal, 1, i))
             pols[agent] = pol
         length = 0
+        # the game's return per seat: every step's rewards, summed (an env with shaped
+        # per-step rewards, e.g. Oh My Brain's brain_shaping, pays some before the end)
+        returns = dict.fromkeys(agents, 0.0)
         while True:
             agent = raw.agent_selection
             if raw.terminations[agent] or raw.truncations[agent]:
@@ -139,7 +163,9 @@ class _Table:
             obs = raw.observe(agent)
             raw.step(pols[agent].act(obs, agent))
             length += 1
-        rewards = [float(raw._cumulative_rewards[a]) for a in agents]
+            for a in agents:
+                returns[a] += float(raw.rewards[a])
+        rewards = [returns[a] for a in agents]
         truncated = any(raw.truncations[a] for a in agents)
         scores = game_scores(self.game, raw)
         return {
@@ -177,12 +203,14 @@ def game_scores(game: str, raw) -> list[float]:
 
 
 def game_wins(game: str, raw, rewards, scores, truncated: bool) -> list[bool]:
-    """A seat wins when its reward is positive (The Brain: the team won; competitive games:
-    it is among the seats with the most brains/points, and not everyone tied). With
-    Brilliant Boar's ``reward="score"`` the winners are read from the scores instead."""
+    """Who won the game. The Brain (and a solo game): the reward is positive (the team
+    won; solo Brilliant Boar: a positive score). Competitive games with 2+ players: the
+    seat is among those with the most brains/points, and not everyone tied (R-O10, R-W7) -
+    read from the scores, so neither Brilliant Boar's ``reward="score"`` nor Oh My Brain's
+    ``brain_shaping`` changes who won. A truncated game has no winner."""
     if truncated:
         return [False] * len(rewards)
-    if game == "brilliant_boar_v0" and getattr(raw, "reward", None) == "score" and len(scores) > 1:
+    if game in COMPETITIVE_GAMES and len(scores) > 1:
         best = max(scores)
         if all(x == best for x in scores):
             return [False] * len(scores)
@@ -322,9 +350,10 @@ def evaluate(
 ) -> dict:
     """Play ``games`` games with one policy (or spec) per seat and summarise them.
 
-    Seats rotate across games (game g puts ``seats[j]`` at player ``(j - g) mod n``), so each
-    policy plays every position equally often. For The Brain ``config["difficulty"]`` may be
-    a list: games then cycle through the difficulties (``by_difficulty`` in the result).
+    Seats rotate across games (game g puts ``seats[j]`` at player ``(j - g) mod n``; see the
+    module docstring for a difficulty list), so each policy plays every position equally
+    often when ``games`` is a multiple of n. For The Brain ``config["difficulty"]`` may be a
+    list: game g has difficulty ``g mod V`` (``by_difficulty`` in the result).
     Returns a JSON-safe dict: ``policies[label]`` with ``win_rate`` (Wilson 95% CI),
     ``mean_reward`` and ``mean_score`` (t 95% CI) over the seat-games it played;
     ``mean_length`` (decisions per game), ``truncated``; ``team`` for cooperative games.
@@ -345,7 +374,7 @@ def evaluate(
     tasks = []
     for g in range(games):
         v = g % len(variants)
-        r = (g // len(variants)) % n
+        r = rotation(g, n, len(variants))
         assignment = tuple(labels[(i + r) % n] for i in range(n))
         tasks.append((g, g, v, assignment))
     records = run_tasks(game, config, specs, tasks, seed=seed, workers=workers,
@@ -549,6 +578,9 @@ def league(
     from openskill.models import PlackettLuce
 
     game = game_id(game)
+    if game not in COMPETITIVE_GAMES:
+        raise ValueError(f"a league rates competitive games ({list(COMPETITIVE_GAMES)}); "
+                         f"{game} is cooperative: use crossplay()")  # fmt: skip
     policies = list(policies)
     config = dict(config or {})
     n = int(config.setdefault("num_players", 2))

@@ -104,10 +104,28 @@ def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
     return p.with_name(p.name + ".zip"), p.with_name(p.name + ".json")
 
 
+def check_env_options(game: str, config: dict) -> None:
+    """Raise a clear ValueError for a config key that ``game``'s env does not take (the env
+    itself would raise a TypeError about an unexpected keyword argument)."""
+    import importlib
+    import inspect
+
+    from braincards.envs import ENVS
+
+    if game not in ENVS:
+        raise ValueError(f"unknown game {game!r}; known games: {sorted(ENVS)}")
+    params = inspect.signature(importlib.import_module(ENVS[game]).raw_env).parameters
+    known = [k for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for key in config:
+        if key not in known:
+            raise ValueError(f"unknown option {key!r} for {game}; its options: {known}")
+
+
 def env_spaces(game: str, config: dict | None = None) -> dict:
     """Observation shape and action count of ``game`` under ``config`` (one env built)."""
     from braincards.envs import make
 
+    check_env_options(game, dict(config or {}))
     env = make(game, **dict(config or {}))
     agent = env.possible_agents[0]
     obs_space = env.observation_space(agent)["observation"]
@@ -204,6 +222,18 @@ def read_metadata(path: str | os.PathLike) -> dict:
         raise CheckpointError(f"checkpoint metadata {json_path} lacks {missing}")
     if meta["algo"] not in ALGORITHMS:
         raise CheckpointError(f"{json_path}: unknown algo {meta['algo']!r}; known: {list(ALGORITHMS)}")
+    shape, n = meta["observation_shape"], meta["action_n"]
+    bad = []
+    if not isinstance(meta["game"], str):
+        bad.append(f"game {meta['game']!r} (not a string)")
+    if not isinstance(meta["env_config"], dict):
+        bad.append(f"env_config {meta['env_config']!r} (not a mapping)")
+    if not (isinstance(shape, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in shape)):
+        bad.append(f"observation_shape {shape!r} (not a list of integers)")
+    if not isinstance(n, int) or isinstance(n, bool):
+        bad.append(f"action_n {n!r} (not an integer)")
+    if bad:
+        raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: " + "; ".join(bad))
     return meta
 
 
@@ -213,7 +243,14 @@ def check_fits(meta: dict, game: str | None, config: dict | None, where: str = "
         return
     if meta["game"] != game:
         raise CheckpointError(f"{where} was trained for {meta['game']}, not {game}")
-    spaces = env_spaces(game, config if config is not None else meta["env_config"])
+    if config is None:
+        try:
+            spaces = env_spaces(game, meta["env_config"])
+        except (TypeError, ValueError) as err:
+            raise CheckpointError(f"{where}: its metadata's env_config {meta['env_config']} does "
+                                  f"not make a {game} env: {err}") from None  # fmt: skip
+    else:
+        spaces = env_spaces(game, config)
     have = {"observation_shape": list(meta["observation_shape"]), "action_n": int(meta["action_n"])}
     if spaces != have:
         raise CheckpointError(
@@ -232,9 +269,22 @@ def _load_model(zip_path: Path, algo: str, meta: dict):
         st = zip_path.stat()
     except OSError as err:
         raise CheckpointError(f"cannot read checkpoint {zip_path}: {err}") from None
-    key = (str(zip_path.resolve()), st.st_mtime_ns, st.st_size)
-    if key in _MODEL_CACHE:
-        return _MODEL_CACHE[key]
+    key = (str(zip_path.resolve()), st.st_mtime_ns, st.st_size, algo)
+    if key not in _MODEL_CACHE:
+        _MODEL_CACHE[key] = _read_model(zip_path, algo)
+    model = _MODEL_CACHE[key]
+    # checked on every load: the metadata may have changed since the model was cached
+    obs_shape = list(getattr(model.observation_space, "shape", None) or [])
+    n = getattr(model.action_space, "n", None)
+    if obs_shape != list(meta["observation_shape"]) or n != meta["action_n"]:
+        raise CheckpointError(
+            f"checkpoint {zip_path} does not match its metadata: model observation {obs_shape} "
+            f"/ {n} actions, metadata {meta['observation_shape']} / {meta['action_n']}"
+        )
+    return model
+
+
+def _read_model(zip_path: Path, algo: str):
     if algo == "MaskablePPO":
         from sb3_contrib import MaskablePPO as cls
     else:
@@ -247,14 +297,6 @@ def _load_model(zip_path: Path, algo: str, meta: dict):
         raise CheckpointError(
             f"checkpoint {zip_path} is corrupt or not a {algo} model: {type(err).__name__}: {err}"
         ) from None
-    obs_shape = list(getattr(model.observation_space, "shape", None) or [])
-    n = getattr(model.action_space, "n", None)
-    if obs_shape != list(meta["observation_shape"]) or n != meta["action_n"]:
-        raise CheckpointError(
-            f"checkpoint {zip_path} does not match its metadata: model observation {obs_shape} "
-            f"/ {n} actions, metadata {meta['observation_shape']} / {meta['action_n']}"
-        )
-    _MODEL_CACHE[key] = model
     return model
 
 

@@ -117,3 +117,35 @@ def test_play_hides_private_choices(capsys, monkeypatch):
     assert "makes a private choice (draft)" in out
     theirs = [line for line in out.splitlines() if line.startswith("player_1 (heuristic):")]
     assert theirs and not any("keep the other two" in line for line in theirs)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["evaluate", "the_brain", "--seat", "random", "--set", "foo=1"], "unknown option 'foo'"),
+        (["evaluate", "the_brain", "--seat", "random", "--set", "=3"], "empty key"),
+        (["play", "the_brain", "--seat", "human", "--set", "foo=1"], "unknown option 'foo'"),
+        (["crossplay", "the_brain", "random", "heuristic", "--games", "2", "--out", "FILE"], "FILE"),
+        (["evaluate", "the_brain", "--seat", "random", "--games", "1", "--json", "FILE/r.json"], "FILE"),
+        (["league", "the_brain", "random", "heuristic", "--out", "OUT"], "competitive"),
+    ],
+)
+def test_more_cli_error_paths(argv, message, capsys, tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    subst = {"OUT": str(tmp_path / "out"), "FILE": str(afile)}
+    argv = [a.replace("FILE", str(afile)) if "FILE" in a else subst.get(a, a) for a in argv]
+    rc, out, err = run(argv + ["--quiet"] if argv[0] != "play" else argv, capsys)
+    assert rc == 2, (out, err)
+    assert "braincards: error:" in err and subst.get(message, message) in err
+    assert "Traceback" not in err
+
+
+def test_play_interrupted_says_so(capsys, monkeypatch):
+    class Interrupting:
+        def readline(self):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr("sys.stdin", Interrupting())
+    rc, out, _ = run(["play", "the_brain", "--seat", "human", "--seat", "random", "--seed", "1"], capsys)
+    assert rc == 0 and "game abandoned (interrupted)" in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import math
 
 import pytest
 
@@ -106,3 +107,64 @@ def test_league_ratings(tmp_path):
     assert again["table"] == table
     with pytest.raises(ValueError, match="at least 3 distinct"):
         league("oh_my_brain", {"num_players": 3}, policies=["random", "heuristic"], games=2)
+
+
+@pytest.mark.parametrize("difficulties, seats, games", [
+    (["amateur", "robber", "cat_burglar"], ["heuristic", "random"], 4),
+    (["amateur", "robber"], ["heuristic", "random"], 8),
+    (["amateur", "robber", "cat_burglar"], ["heuristic", "random", "random"], 27),
+    (["amateur", "robber"], ["heuristic", "random", "random", "random"], 16),
+])  # fmt: skip
+def test_rotation_balanced_with_a_difficulty_list(difficulties, seats, games):
+    """Every policy sits at every position equally often whenever the game count is a
+    multiple of the player count, also when games cycle through difficulties; each
+    difficulty keeps its own cycle of games (game g has difficulty g mod V) and, over
+    enough games, sees every rotation equally often too."""
+    from collections import Counter
+
+    n, v = len(seats), len(difficulties)
+    r = evaluate("the_brain", {"difficulty": difficulties}, seats=seats, games=games, seed=0,
+                 progress=False, return_records=True)  # fmt: skip
+    recs = r["records"]
+    assert [rec["variant"] for rec in recs] == [g % v for g in range(games)]
+    pos = Counter(rec["labels"].index("heuristic") for rec in recs)
+    assert pos == dict.fromkeys(range(n), games // n)
+    if games % (n * v * math.gcd(n, v)) == 0:
+        for d in range(v):
+            per = Counter(rec["labels"].index("heuristic") for rec in recs if rec["variant"] == d)
+            assert len(set(per.values())) == 1 and len(per) == n, (d, per)
+
+
+def test_oh_my_brain_brain_shaping_wins_and_returns():
+    """With brain_shaping the per-step rewards are shaped: a win is still the game's
+    outcome (most brains), and the reward is the whole game's return (terminal reward +
+    coef * (own brains - mean brains)), not what arrived since the seat last acted."""
+    coef = 1.0
+    r = evaluate("oh_my_brain", {"num_players": 3, "brain_shaping": coef},
+                 seats=["heuristic", "random", "random"], games=12, seed=0, progress=False,
+                 return_records=True)  # fmt: skip
+    for rec in r["records"]:
+        b = rec["scores"]
+        best, n = max(b), len(b)
+        k = b.count(best)
+        assert rec["wins"] == [x == best and k < n for x in b]
+        terminal = [0.0] * n if k == n else [1 / k if x == best else -1 / (n - k) for x in b]
+        mean = sum(b) / n
+        assert rec["rewards"] == pytest.approx([t + coef * (x - mean) for t, x in zip(terminal, b, strict=True)])
+
+
+def test_league_refuses_a_cooperative_game():
+    with pytest.raises(ValueError, match="competitive"):
+        league("the_brain", {}, policies=["random", "heuristic"], games=2)
+
+
+def test_duplicate_difficulties_refused():
+    with pytest.raises(ValueError, match="more than once"):
+        evaluate("the_brain", {"difficulty": ["amateur", "amateur"]}, seats=["random"], games=2)
+
+
+def test_unknown_env_option_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown option 'foo' for the_brain_v0"):
+        evaluate("the_brain", {"foo": 1}, seats=["random"], games=2)
+    with pytest.raises(ValueError, match="unknown option 'bar'"):
+        crossplay("the_brain", {"bar": 1}, policies=["random", "heuristic"], games=2)

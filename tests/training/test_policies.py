@@ -266,3 +266,51 @@ def test_recurrent_ppo_checkpoint(tmp_path):
     assert read_metadata(tmp_path / "rec")["algo"] == "RecurrentPPO"
     assert play_checked("the_brain_v0", {"num_players": 2}, str(tmp_path / "rec"), games=3, seed=1,
                         min_decisions=200) >= 200  # fmt: skip
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("action_n", "x", "action_n"),
+    ("observation_shape", "abc", "observation_shape"),
+    ("env_config", [1], "env_config"),
+    ("env_config", {"num_players": 9}, "env_config"),
+    ("env_config", {"foo": 1}, "env_config"),
+    ("game", 5, "game"),
+])  # fmt: skip
+def test_corrupt_metadata_fields(tmp_path, tiny_checkpoint, field, value, message):
+    """Metadata with fields of the wrong kind is refused with a CheckpointError that
+    names the file, never a bare TypeError/ValueError from deep inside."""
+    ck = _copy(tiny_checkpoint, tmp_path / "fields")
+    meta = json.loads(ck.with_suffix(".json").read_text())
+    meta[field] = value
+    ck.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match=message) as info:
+        load_policy(ck, game="the_brain_v0")
+    assert str(ck) in str(info.value)
+
+
+def test_metadata_checked_against_a_cached_model(tmp_path, tiny_checkpoint):
+    ck = _copy(tiny_checkpoint, tmp_path / "cached")
+    load_policy(ck)  # the model is now cached
+    meta = json.loads(ck.with_suffix(".json").read_text())
+    meta["observation_shape"] = [12]
+    ck.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="does not match its metadata"):
+        load_policy(ck)
+
+
+@pytest.mark.parametrize("game", sorted(CONFIGS))
+def test_heuristics_hold_no_env(game):
+    """A heuristic sees the game only through the observations passed to act(): it keeps
+    the observation layout, its config and its own memory, all plain data (no env, no
+    state object it could peek into)."""
+    def plain(x):
+        if isinstance(x, dict):
+            return all(plain(k) and plain(v) for k, v in x.items())
+        if isinstance(x, (list, tuple)):
+            return all(plain(v) for v in x)
+        return x is None or isinstance(x, (str, int, float, bool))
+
+    for config in CONFIGS[game]:
+        h = make_heuristic(game, config)
+        play_checked(game, config, h, games=1, seed=3)
+        assert plain(vars(h)), vars(h)

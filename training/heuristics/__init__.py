@@ -27,7 +27,10 @@ def make_heuristic(game: str, config: dict | None = None, seed: int | None = Non
     """The heuristic player of ``game`` for an env built with ``config``."""
     from braincards.envs import make
 
+    from ..policies import check_env_options
+
     cls = heuristic_class(game)
+    check_env_options(game, dict(config or {}))
     env = make(game, **dict(config or {}))
     layout = env.unwrapped.observation_layout()
     env_config = dict(config or {})
