@@ -212,7 +212,7 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
                 who = "the virtual seat" if target == 1 else "your own seat"
             else:
                 who = f"player_{target}"
-            return f"donate to the seat {k} after you ({who})"
+            return f"donate to {who} ({k} seat{'s' if k > 1 else ''} after the donor)"
         return {
             rules.DRAW_YES: "draw a card",
             rules.DRAW_NO: "do not draw",

@@ -370,8 +370,8 @@ def test_action_meaning_in_context():
     env.step(C("blue fingerprint"))
     assert env.action_meaning(C("purple key")) == "donate purple key (remove green)"
     env.step(C("purple key"))
-    assert env.action_meaning(rules.SEAT_ACTION) == "donate to the seat 1 after you (player_1)"
-    assert env.action_meaning(rules.SEAT_ACTION + 1) == "donate to the seat 2 after you (player_2)"
+    assert env.action_meaning(rules.SEAT_ACTION) == "donate to player_1 (1 seat after the donor)"
+    assert env.action_meaning(rules.SEAT_ACTION + 1) == "donate to player_2 (2 seats after the donor)"
     assert env.action_meaning(rules.DRAW_YES) == "draw a card"
     with pytest.raises(ValueError, match="outside"):
         env.action_meaning(43)
@@ -458,12 +458,12 @@ def test_action_meaning_in_solo_names_the_virtual_seat_not_a_missing_agent():
     env = env_with(s)
     env.step(C("blue fingerprint"))
     env.step(C("purple key"))
-    assert env.action_meaning(rules.SEAT_ACTION) == "donate to the seat 1 after you (the virtual seat)"
+    assert env.action_meaning(rules.SEAT_ACTION) == "donate to the virtual seat (1 seat after the donor)"
     s = table(1, domains=[["red key"], ["blue fingerprint", "purple key"]], deck=["grey key"], seat=1)
     env = env_with(s)
     env.step(C("blue fingerprint"))
     env.step(C("purple key"))
-    assert env.action_meaning(rules.SEAT_ACTION) == "donate to the seat 1 after you (your own seat)"
+    assert env.action_meaning(rules.SEAT_ACTION) == "donate to your own seat (1 seat after the donor)"
 
 
 def test_render_shows_the_card_being_donated_while_its_target_is_chosen():
