@@ -204,3 +204,22 @@ def check_seeded_determinism(make_env: Callable[[], object]) -> None:
     assert env.unwrapped.state.to_dict() != first
     env.reset(seed=5)
     assert env.unwrapped.state.to_dict() == first
+
+
+def check_max_cycles_truncation(make_env: Callable[..., object], seed: int = 0, max_cycles: int = 3) -> None:
+    """PettingZoo's max_cycles_test semantics: the agent with the most decisions makes
+    exactly ``max_cycles`` of them, then every agent is truncated (not terminated) with
+    reward 0 and takes its dead step. ``make_env(max_cycles=...)`` builds the env."""
+    env = make_env(max_cycles=max_cycles)
+    env.reset(seed=seed)
+    counts = dict.fromkeys(env.possible_agents, 0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        if term or trunc:
+            assert trunc and not term and reward == 0
+            env.step(None)
+            continue
+        counts[agent] += 1
+        env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+    assert max(counts.values()) == max_cycles
+    assert env.agents == []

@@ -53,3 +53,17 @@ class SoloGymEnv(gymnasium.Env):
 
     def close(self):
         self.game.close()
+
+
+def solo_factory(raw_env_cls, gym_id: str):
+    """A game's ``solo_env(**config)``: its one-player game as a :class:`SoloGymEnv`
+    (registered with gymnasium as ``gym_id``)."""
+
+    def solo_env(**config) -> SoloGymEnv:
+        if config.get("num_players", 1) != 1:
+            raise ValueError(f"the solo env has num_players=1, got {config['num_players']!r}")
+        config["num_players"] = 1
+        return SoloGymEnv(raw_env_cls(**config))
+
+    solo_env.__doc__ = f"The solo game as a gymnasium Env: ``{gym_id}``."
+    return solo_env

@@ -34,3 +34,13 @@ class OrderEnforcing(OrderEnforcingWrapper):
 
     def __str__(self) -> str:
         return str(self.env)
+
+
+def env_factory(raw_env_cls):
+    """A game's ``env(**config)``: :class:`OrderEnforcing` over ``raw_env_cls(**config)``."""
+
+    def env(**config):
+        return OrderEnforcing(raw_env_cls(**config))
+
+    env.__doc__ = f"The wrapped AEC env (PettingZoo's order enforcing checks over ``{raw_env_cls.metadata['name']}``'s raw_env)."
+    return env

@@ -14,6 +14,7 @@ from braincards.envs.brilliant_boar.env import HAND_BLOCK, build_layout
 from braincards.envs.core.errors import IllegalActionError
 
 from ..common import (
+    check_max_cycles_truncation,
     check_round_trip,
     check_seeded_determinism,
     observe_after,
@@ -312,18 +313,7 @@ def test_solo_reward_is_the_score_RW8():
 
 
 def test_max_cycles_truncates():
-    e = env(num_players=2, max_cycles=3)
-    e.reset(seed=1)
-    n = 0
-    for _ in e.agent_iter():
-        obs, r, term, trunc, _ = e.last()
-        if term or trunc:
-            assert trunc and not term and r == 0
-            e.step(None)
-            continue
-        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
-        n += 1
-    assert n <= 6
+    check_max_cycles_truncation(lambda **kw: env(num_players=2, **kw), seed=1)
 
 
 # ----------------------------------------------------------------------------- render, meanings

@@ -17,6 +17,7 @@ from braincards.envs.the_brain import raw_env, rules, solo_env
 from braincards.envs.the_brain.cards import NUM_CARDS
 
 from ..common import (
+    check_max_cycles_truncation,
     check_round_trip,
     check_seeded_determinism,
     observe_after,
@@ -266,18 +267,7 @@ def test_RB9_win_pays_every_agent_plus_one_and_loss_minus_one():
 
 
 def test_RB9_max_cycles_truncates_with_reward_zero():
-    env = wrapped_env(num_players=2, max_cycles=3)
-    env.reset(seed=0)
-    counts = {a: 0 for a in env.possible_agents}
-    for agent in env.agent_iter():
-        obs, rew, term, trunc, _ = env.last()
-        if term or trunc:
-            assert trunc and not term and rew == 0
-            env.step(None)
-            continue
-        counts[agent] += 1
-        env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
-    assert max(counts.values()) == 3
+    check_max_cycles_truncation(lambda **kw: wrapped_env(num_players=2, **kw))
 
 
 # ----------------------------------------------------------------------------- errors
