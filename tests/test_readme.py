@@ -27,3 +27,12 @@ def test_readme_names_the_test_command_and_every_env():
     assert "`make test`" in README
     for game in ("the_brain_v0", "oh_my_brain_v0", "brilliant_boar_v0"):
         assert f"`{game}`" in README
+
+
+def test_readme_quickstart_runs():
+    import re
+
+    code = re.search(r"## Quickstart\n\n```python\n(.*?)```", README, re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "README quickstart", "exec"), namespace)  # noqa: S102 - our own docs
+    assert namespace["env"].unwrapped.state.outcome in (1, -1)
