@@ -34,7 +34,12 @@ import numpy as np
 CHECKPOINT_FORMAT = "braincards-checkpoint"
 CHECKPOINT_VERSION = 1
 ALGORITHMS = ("MaskablePPO", "RecurrentPPO")
-BUILTIN_SPECS = ("random", "heuristic")
+# spec name -> "module:factory" of the built-in (non-checkpoint) policies; a factory is
+# called as factory(game, config, seed=seed) and returns a fresh Policy
+BUILTIN_SPECS: dict[str, str] = {
+    "random": "braincards.training.policies:_random_spec",
+    "heuristic": "braincards.training.heuristics:make_heuristic",
+}
 
 
 class CheckpointError(ValueError):
@@ -80,6 +85,10 @@ class RandomPolicy:
     def act(self, observation: dict, agent: str | None = None) -> int:
         legal = legal_actions(observation)
         return int(legal[self._rng.integers(legal.size)])
+
+
+def _random_spec(game: str, config: dict, seed: int | None = None) -> RandomPolicy:
+    return RandomPolicy(seed)
 
 
 # ---------------------------------------------------------------------------- checkpoints
@@ -428,7 +437,8 @@ def spec_help(game: str | None = None) -> str:
     names = available_checkpoints(game)
     shown = ", ".join(repr(n) for n in names) if names else "none found"
     return (
-        "allowed policy specs: 'random', 'heuristic', a checkpoint path (NAME.zip with NAME.json "
+        "allowed policy specs: " + ", ".join(repr(k) for k in BUILTIN_SPECS)
+        + ", a checkpoint path (NAME.zip with NAME.json "
         f"beside it), or a checkpoint name under {checkpoints_dir()} ({shown})"
     )
 
@@ -441,12 +451,11 @@ def make_policy(spec, game: str, config: dict | None = None, *, seed: int | None
             return spec
         raise PolicySpecError(f"not a policy or a policy spec: {spec!r}; {spec_help(game)}")
     key = spec.strip()
-    if key == "random":
-        return RandomPolicy(seed)
-    if key == "heuristic":
-        from .heuristics import make_heuristic
+    if key in BUILTIN_SPECS:
+        import importlib
 
-        return make_heuristic(game, config or {}, seed=seed)
+        module, factory = BUILTIN_SPECS[key].split(":")
+        return getattr(importlib.import_module(module), factory)(game, config or {}, seed=seed)
     path = resolve_checkpoint(key)
     if path is not None:
         return load_policy(path, deterministic=deterministic, game=game, config=config, seed=seed,
