@@ -189,8 +189,9 @@ def _ask(legal: list[int], raw, out) -> int:
 def cmd_play(args) -> int:
     from braincards.envs import make
 
+    from .checkpoint import make_table
     from .evaluate import derive_seed
-    from .policies import check_env_options, make_policy
+    from .policies import check_env_options, history_k_of, make_policy
 
     out = sys.stdout
     seats = [s.strip() for s in args.seat]
@@ -206,12 +207,17 @@ def cmd_play(args) -> int:
     if seed < 0:
         raise ValueError(f"--seed {seed} must be >= 0")
     check_env_options(args.game, config)
-    raw = make(args.game, raw=True, **config)
+    agents = make(args.game, raw=True, **config).possible_agents
     policies = {}
     for i, spec in enumerate(seats):
         if i not in humans:
-            policies[raw.possible_agents[i]] = make_policy(spec, args.game, config, seed=derive_seed(seed, 0, 1, i))
-    raw.reset(seed=derive_seed(seed, 0))
+            policies[agents[i]] = make_policy(spec, args.game, config, seed=derive_seed(seed, 0, 1, i))
+    # a policy that reads event history seats everyone behind the history wrapper; each
+    # policy is given the prefix of the observation it reads
+    table = make_table(args.game, config, history_k_of(policies.values()))
+    raw = table.unwrapped
+    sizes = {a: getattr(p, "observation_size", raw.layout.size) for a, p in policies.items()}
+    table.reset(seed=derive_seed(seed, 0))
     me = raw.possible_agents[humans[0]]
     private = PRIVATE_DECISIONS.get(args.game, set())
     label = {a: ("you" if a == me else f"{a} ({seats[i]})") for i, a in enumerate(raw.possible_agents)}
@@ -222,7 +228,7 @@ def cmd_play(args) -> int:
             agent = raw.agent_selection
             if raw.terminations[agent] or raw.truncations[agent]:
                 break
-            obs = raw.observe(agent)
+            obs = table.observe(agent)
             if agent == me:
                 out.write("\n" + raw.render_text(viewer=me) + "\n")
                 legal = [int(a) for a in raw.legal_actions()]
@@ -231,13 +237,14 @@ def cmd_play(args) -> int:
                 action = _ask(legal, raw, out)
                 out.write(f"you: {raw.action_meaning(action)}\n")
             else:
+                obs = {"observation": obs["observation"][: sizes[agent]], "action_mask": obs["action_mask"]}
                 action = policies[agent].act(obs, agent)
                 kind = _decision_name(raw)
                 if kind in private:
                     out.write(f"{label[agent]}: makes a private choice ({kind})\n")
                 else:
                     out.write(f"{label[agent]}: {raw.action_meaning(action)}\n")
-            raw.step(action)
+            table.step(action)
     except (_Quit, KeyboardInterrupt) as why:
         out.write(f"game abandoned ({str(why) or 'interrupted'}); seed {seed}\n")
         return 0

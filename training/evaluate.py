@@ -34,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .policies import check_env_options, make_policy, spec_label
+from .checkpoint import make_table
+from .policies import check_env_options, history_k_of, make_policy, spec_label
 from .stats import fmt_interval, interval_dict, t_interval, wilson_interval
 
 COOPERATIVE_GAMES = ("the_brain_v0",)
@@ -126,12 +127,13 @@ class _Table:
         self._envs: dict[int, object] = {}
         self._policies: dict[tuple, object] = {}
 
-    def env(self, variant: int):
-        if variant not in self._envs:
-            from braincards.envs import make
-
-            self._envs[variant] = make(self.game, raw=True, **self.variants[variant])
-        return self._envs[variant]
+    def env(self, variant: int, history_k: int = 0):
+        """The table of ``variant``; behind the game's history wrapper when a seated policy
+        reads event history (every policy then gets the prefix of the observation it reads)."""
+        key = (variant, history_k)
+        if key not in self._envs:
+            self._envs[key] = make_table(self.game, self.variants[variant], history_k)
+        return self._envs[key]
 
     def policy(self, label: str, seat: int, variant: int):
         key = (label, seat, variant)
@@ -142,16 +144,18 @@ class _Table:
 
     def play(self, task: tuple) -> dict:
         key, deal, variant, labels = task
-        raw = self.env(variant)
+        seated = [self.policy(label, i, variant) for i, label in enumerate(labels)]
+        raw = self.env(variant, history_k_of(seated))
         raw.reset(seed=derive_seed(self.seed, deal))
         agents = raw.possible_agents
         if len(labels) != len(agents):
             raise ValueError(f"{len(labels)} seats for {len(agents)} players")
-        pols = {}
-        for i, (agent, label) in enumerate(zip(agents, labels, strict=True)):
-            pol = self.policy(label, i, variant)
+        base = raw.unwrapped.layout.size
+        pols, sizes = {}, {}
+        for i, (agent, pol) in enumerate(zip(agents, seated, strict=True)):
             pol.reset(seed=derive_seed(self.seed, deal, 1, i))
             pols[agent] = pol
+            sizes[agent] = getattr(pol, "observation_size", base)
         length = 0
         # the game's return per seat: every step's rewards, summed (an env with shaped
         # per-step rewards, e.g. Oh My Brain's brain_shaping, pays some before the end)
@@ -161,13 +165,15 @@ class _Table:
             if raw.terminations[agent] or raw.truncations[agent]:
                 break
             obs = raw.observe(agent)
+            if obs["observation"].shape[0] > sizes[agent]:
+                obs = {"observation": obs["observation"][: sizes[agent]], "action_mask": obs["action_mask"]}
             raw.step(pols[agent].act(obs, agent))
             length += 1
             for a in agents:
                 returns[a] += float(raw.rewards[a])
         rewards = [returns[a] for a in agents]
         truncated = any(raw.truncations[a] for a in agents)
-        scores = game_scores(self.game, raw)
+        scores = game_scores(self.game, raw.unwrapped)
         return {
             "key": key,
             "deal": deal,
@@ -175,7 +181,7 @@ class _Table:
             "labels": list(labels),
             "rewards": rewards,
             "scores": scores,
-            "wins": game_wins(self.game, raw, rewards, scores, truncated),
+            "wins": game_wins(self.game, raw.unwrapped, rewards, scores, truncated),
             "length": length,
             "truncated": truncated,
         }

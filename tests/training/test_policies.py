@@ -239,16 +239,16 @@ def test_checkpoint_with_other_spaces(tiny_checkpoint, tmp_path):
     meta = json.loads(ck.with_suffix(".json").read_text())
     meta["observation_shape"] = [12]
     ck.with_suffix(".json").write_text(json.dumps(meta))
-    with pytest.raises(CheckpointError, match="does not match its metadata"):
+    with pytest.raises(CheckpointError, match="weights do not fit the described network"):
         load_policy(ck)
 
 
-def test_save_checkpoint_refuses_mismatched_config(tiny_checkpoint, tmp_path):
-    p = load_policy(tiny_checkpoint)
+def test_save_checkpoint_refuses_mismatched_config(tiny_model, tmp_path):
     with pytest.raises(CheckpointError, match="do not fit"):
-        save_checkpoint(p.model, tmp_path / "x", "the_brain_v0", {"memory": "none"})
+        save_checkpoint(tiny_model, tmp_path / "x", "the_brain_v0", {"memory": "none"})
     with pytest.raises(ValueError, match="unknown game"):
-        save_checkpoint(p.model, tmp_path / "x", "chess_v0", {})
+        save_checkpoint(tiny_model, tmp_path / "x", "chess_v0", {})
+    assert not (tmp_path / "x.zip").exists()
 
 
 def test_recurrent_ppo_checkpoint(tmp_path):
@@ -294,7 +294,7 @@ def test_metadata_checked_against_a_cached_model(tmp_path, tiny_checkpoint):
     meta = json.loads(ck.with_suffix(".json").read_text())
     meta["observation_shape"] = [12]
     ck.with_suffix(".json").write_text(json.dumps(meta))
-    with pytest.raises(CheckpointError, match="does not match its metadata"):
+    with pytest.raises(CheckpointError, match="weights do not fit the described network"):
         load_policy(ck)
 
 

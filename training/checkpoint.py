@@ -1,0 +1,508 @@
+"""The braincards checkpoint format: tensors and JSON only, never a pickle.
+
+A checkpoint is two files side by side:
+
+* ``NAME.zip`` - a zip archive holding exactly ``policy.safetensors`` (the policy network's
+  weights, a flat name -> tensor map in stable-baselines3's layout) and, for a training run
+  that can be resumed, ``optimizer.safetensors`` + ``optimizer.json`` (Adam's moments and
+  its hyperparameters). Nothing else is allowed in it: an archive with any other member - a
+  stable-baselines3 ``model.save()`` zip, whose ``data`` entry may hold pickled Python
+  objects - is refused with a :class:`CheckpointError` before anything in it is read.
+* ``NAME.json`` - the metadata: game, env config, observation/action spaces, the policy's
+  architecture (a whitelisted policy class and JSON keyword arguments), timesteps, seed,
+  library versions, the training config and evaluation results.
+
+Loading rebuilds the network from the metadata and copies the tensors in (``safetensors``
+parses a header and raw buffers; no code runs). Weights that are not finite are refused,
+naming the file and the tensor. An attacker who writes both files can make a policy play
+badly, never run code.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import zipfile
+from pathlib import Path
+
+CHECKPOINT_FORMAT = "braincards-checkpoint"
+CHECKPOINT_VERSION = 2
+# who trained it (informational; loading depends on the policy class only)
+ALGORITHMS = ("MaskablePPO", "RecurrentPPO", "RLlibPPO")
+# policy classes a checkpoint may name -> where they live; nothing else is ever imported
+POLICY_CLASSES = {
+    "MaskableActorCriticPolicy": "sb3_contrib.common.maskable.policies:MaskableActorCriticPolicy",
+    "RecurrentActorCriticPolicy": "sb3_contrib.common.recurrent.policies:RecurrentActorCriticPolicy",
+}
+ACTIVATIONS = ("tanh", "relu")
+# policy keyword arguments a checkpoint may set, with their JSON types
+POLICY_KWARGS = {
+    "net_arch": (list, dict),
+    "activation_fn": (str,),
+    "ortho_init": (bool,),
+    "lstm_hidden_size": (int,),
+    "n_lstm_layers": (int,),
+    "shared_lstm": (bool,),
+    "enable_critic_lstm": (bool,),
+}
+MAX_LAYER = 4096  # widest hidden layer / LSTM a checkpoint may ask for
+MAX_LAYERS = 8
+MAX_MEMBER_BYTES = 512 * 2**20  # refuse larger archive members before reading them
+POLICY_MEMBER = "policy.safetensors"
+OPTIMIZER_MEMBERS = ("optimizer.safetensors", "optimizer.json")
+ALLOWED_MEMBERS = (POLICY_MEMBER, *OPTIMIZER_MEMBERS)
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used: missing, corrupt, unsafe, or made for another env."""
+
+
+# ---------------------------------------------------------------------------- paths
+def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
+    """``NAME``, ``NAME.zip`` or ``NAME.json`` -> (``NAME.zip``, ``NAME.json``)."""
+    p = Path(path)
+    if p.suffix in (".zip", ".json"):
+        p = p.with_suffix("")
+    return p.with_name(p.name + ".zip"), p.with_name(p.name + ".json")
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for dist in ("braincards", "torch", "stable-baselines3", "sb3-contrib", "gymnasium",
+                 "pettingzoo", "numpy", "safetensors"):  # fmt: skip
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+# ---------------------------------------------------------------------------- spaces
+def check_env_options(game: str, config: dict) -> None:
+    """Raise a clear ValueError for a config key that ``game``'s env does not take (the env
+    itself would raise a TypeError about an unexpected keyword argument)."""
+    import importlib
+    import inspect
+
+    from braincards.envs import ENVS
+
+    if game not in ENVS:
+        raise ValueError(f"unknown game {game!r}; known games: {sorted(ENVS)}")
+    params = inspect.signature(importlib.import_module(ENVS[game]).raw_env).parameters
+    known = [k for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for key in config:
+        if key not in known:
+            raise ValueError(f"unknown option {key!r} for {game}; its options: {known}")
+
+
+# games whose observations can carry a history of public events, and the wrapper that adds it
+HISTORY_WRAPPERS = {"brilliant_boar_v0": "braincards.envs.brilliant_boar.history:HistoryWrapper"}
+
+
+def history_wrapper(game: str):
+    """The history wrapper class of ``game`` (ValueError if it has none)."""
+    import importlib
+
+    if game not in HISTORY_WRAPPERS:
+        raise ValueError(f"{game} has no history wrapper; games with one: {sorted(HISTORY_WRAPPERS)}")
+    module, cls = HISTORY_WRAPPERS[game].split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def make_table(game: str, config: dict, history_k: int = 0):
+    """The raw env of ``game`` (``history_k > 0``: behind its history wrapper with k slots)."""
+    from braincards.envs import make
+
+    raw = make(game, raw=True, **config)
+    return history_wrapper(game)(raw, k=history_k) if history_k else raw
+
+
+def env_spaces(game: str, config: dict | None = None, history_k: int = 0) -> dict:
+    """Observation shape and action count of ``game`` under ``config`` (one env built)."""
+    check_env_options(game, dict(config or {}))
+    env = make_table(game, dict(config or {}), history_k)
+    agent = env.possible_agents[0]
+    obs_space = env.observation_space(agent)["observation"]
+    out = {"observation_shape": list(obs_space.shape), "action_n": int(env.action_space(agent).n)}
+    env.close()
+    return out
+
+
+# ---------------------------------------------------------------------------- writing
+def policy_spec(policy) -> dict:
+    """The JSON description of an SB3 policy's architecture: ``{"class", "kwargs"}``."""
+    import torch.nn as nn
+
+    cls = type(policy).__name__
+    if cls not in POLICY_CLASSES:
+        raise ValueError(f"braincards checkpoints hold {sorted(POLICY_CLASSES)}, not a {cls}")
+    kwargs: dict = {}
+    arch = policy.net_arch
+    kwargs["net_arch"] = {k: list(v) for k, v in arch.items()} if isinstance(arch, dict) else list(arch)
+    act = policy.activation_fn
+    names = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+    if act not in names:
+        raise ValueError(f"activation {act} cannot be stored; allowed: {list(ACTIVATIONS)}")
+    kwargs["activation_fn"] = names[act]
+    kwargs["ortho_init"] = bool(policy.ortho_init)
+    if cls == "RecurrentActorCriticPolicy":
+        kwargs["lstm_hidden_size"] = int(policy.lstm_actor.hidden_size)
+        kwargs["n_lstm_layers"] = int(policy.lstm_actor.num_layers)
+        kwargs["shared_lstm"] = bool(policy.shared_lstm)
+        kwargs["enable_critic_lstm"] = bool(policy.lstm_critic is not None)
+    return {"class": cls, "kwargs": kwargs}
+
+
+def _optimizer_parts(optimizer) -> tuple[dict, dict]:
+    """An optimizer's state as (flat tensors, JSON): ``state.{param}.{name}`` tensors."""
+    import torch
+
+    sd = optimizer.state_dict()
+    tensors, scalars = {}, {}
+    for idx, st in sd["state"].items():
+        for name, value in st.items():
+            if torch.is_tensor(value):
+                tensors[f"state.{idx}.{name}"] = value.detach().cpu().contiguous()
+            else:
+                scalars[f"{idx}.{name}"] = value
+    groups = [{k: (list(v) if isinstance(v, tuple) else v) for k, v in g.items()} for g in sd["param_groups"]]
+    return tensors, {"param_groups": groups, "scalars": scalars}
+
+
+def write_checkpoint(
+    path: str | os.PathLike,
+    *,
+    game: str,
+    env_config: dict | None,
+    algo: str,
+    policy: dict,
+    state_dict: dict,
+    timesteps: int,
+    seed: int | None = None,
+    evaluation: dict | list | None = None,
+    training: dict | None = None,
+    history_k: int | None = None,
+    optimizer=None,
+    extra: dict | None = None,
+) -> tuple[Path, Path]:
+    """Write a checkpoint from a policy's tensors and its JSON architecture ``policy``
+    (``{"class": ..., "kwargs": {...}}``, see :data:`POLICY_CLASSES` / :data:`POLICY_KWARGS`).
+
+    ``state_dict`` is the policy network's flat ``{name: tensor}``; ``optimizer`` (a torch
+    optimizer) is stored too when given, so that training can be resumed exactly. The
+    spaces are checked against the env: a checkpoint that would not load is never written.
+    """
+    from safetensors.torch import save as st_save
+
+    from braincards.envs import ENVS
+
+    if game not in ENVS:
+        raise ValueError(f"unknown game {game!r}; known games: {sorted(ENVS)}")
+    if algo not in ALGORITHMS:
+        raise ValueError(f"unknown algo {algo!r}; known: {list(ALGORITHMS)}")
+    config = dict(env_config or {})
+    history_k = int(history_k or 0)
+    check_policy_spec(policy, "the policy description")
+    spaces = env_spaces(game, config, history_k)
+    tensors = {k: v.detach().cpu().contiguous() for k, v in state_dict.items()}
+    _check_finite(tensors, "the policy to save")
+    meta = {
+        "format": CHECKPOINT_FORMAT,
+        "format_version": CHECKPOINT_VERSION,
+        "game": game,
+        "env_config": config,
+        "history_k": history_k,
+        "algo": algo,
+        "policy": policy,
+        "observation_shape": spaces["observation_shape"],
+        "action_n": spaces["action_n"],
+        "timesteps": int(timesteps),
+        "seed": seed,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "versions": _versions(),
+        "training": training or {},
+        "evaluation": evaluation if evaluation is not None else {},
+    }
+    if extra:
+        meta.update(extra)
+    # the tensors must build the described network for these spaces (fail now, not at load)
+    _build_policy(meta, tensors, "the policy to save")
+    zip_path, json_path = checkpoint_paths(path)
+    zip_path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(POLICY_MEMBER, st_save(tensors))
+        if optimizer is not None:
+            opt_tensors, opt_json = _optimizer_parts(optimizer)
+            zf.writestr("optimizer.safetensors", st_save(opt_tensors))
+            zf.writestr("optimizer.json", json.dumps(opt_json))
+    json_path.write_text(json.dumps(meta, indent=2) + "\n")
+    return zip_path, json_path
+
+
+def save_checkpoint(
+    model,
+    path: str | os.PathLike,
+    game: str,
+    config: dict | None = None,
+    *,
+    timesteps: int | None = None,
+    seed: int | None = None,
+    evaluation: dict | list | None = None,
+    training: dict | None = None,
+    history_k: int | None = None,
+    optimizer: bool = False,
+    extra: dict | None = None,
+) -> tuple[Path, Path]:
+    """Write an sb3-contrib model (MaskablePPO or RecurrentPPO) as a checkpoint.
+
+    ``game`` is the env id, ``config`` the env config it was trained on, ``history_k`` the
+    history wrapper's k if it was trained behind one, ``timesteps`` the steps done (default:
+    the model's ``num_timesteps``), ``optimizer=True`` also stores the optimizer's state
+    (for ``braincards train --resume``)."""
+    algo = type(model).__name__
+    if algo not in ("MaskablePPO", "RecurrentPPO"):
+        raise ValueError(f"save_checkpoint supports MaskablePPO and RecurrentPPO, got a {algo}")
+    obs_shape = list(model.observation_space.shape)
+    action_n = int(model.action_space.n)
+    expected = env_spaces(game, config, int(history_k or 0))
+    if expected != {"observation_shape": obs_shape, "action_n": action_n}:
+        raise CheckpointError(
+            f"the model's spaces (observation {obs_shape}, {action_n} actions) do not fit "
+            f"{game} with config {config} (history_k={history_k or 0}): observation "
+            f"{expected['observation_shape']}, {expected['action_n']} actions"
+        )
+    return write_checkpoint(
+        path, game=game, env_config=config, algo=algo, policy=policy_spec(model.policy),
+        state_dict=model.policy.state_dict(),
+        timesteps=model.num_timesteps if timesteps is None else timesteps, seed=seed,
+        evaluation=evaluation, training=training, history_k=history_k,
+        optimizer=model.policy.optimizer if optimizer else None, extra=extra,
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------- reading
+def check_policy_spec(spec, where: str) -> None:
+    """Validate a policy description from metadata (CheckpointError naming what is wrong)."""
+    if not isinstance(spec, dict) or set(spec) != {"class", "kwargs"}:
+        raise CheckpointError(f"{where}: 'policy' must be a mapping with 'class' and 'kwargs', got {spec!r}")
+    if spec["class"] not in POLICY_CLASSES:
+        raise CheckpointError(f"{where}: policy class {spec['class']!r} is not allowed; allowed: "
+                              f"{sorted(POLICY_CLASSES)}")  # fmt: skip
+    kwargs = spec["kwargs"]
+    if not isinstance(kwargs, dict):
+        raise CheckpointError(f"{where}: policy kwargs must be a mapping, got {kwargs!r}")
+    for key, value in kwargs.items():
+        if key not in POLICY_KWARGS:
+            raise CheckpointError(f"{where}: policy kwarg {key!r} is not allowed; allowed: {sorted(POLICY_KWARGS)}")
+        types = POLICY_KWARGS[key]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise CheckpointError(f"{where}: policy kwarg {key}={value!r} has the wrong type")
+    if "activation_fn" in kwargs and kwargs["activation_fn"] not in ACTIVATIONS:
+        raise CheckpointError(f"{where}: activation_fn {kwargs['activation_fn']!r}; allowed: {list(ACTIVATIONS)}")
+    arch = kwargs.get("net_arch", [])
+    layers = [arch] if isinstance(arch, list) else list(arch.values())
+    if isinstance(arch, dict) and not set(arch) <= {"pi", "vf"}:
+        raise CheckpointError(f"{where}: net_arch keys {sorted(arch)}; allowed: 'pi', 'vf'")
+    for lay in layers:
+        if not (isinstance(lay, list) and len(lay) <= MAX_LAYERS
+                and all(type(w) is int and 1 <= w <= MAX_LAYER for w in lay)):  # fmt: skip
+            raise CheckpointError(f"{where}: net_arch {arch!r} must be lists of at most {MAX_LAYERS} "
+                                  f"layer widths in 1..{MAX_LAYER}")  # fmt: skip
+    for key in ("lstm_hidden_size", "n_lstm_layers"):
+        if key in kwargs and not 1 <= kwargs[key] <= (MAX_LAYER if key == "lstm_hidden_size" else MAX_LAYERS):
+            raise CheckpointError(f"{where}: {key}={kwargs[key]} is out of range")
+
+
+def read_metadata(path: str | os.PathLike) -> dict:
+    """The JSON metadata of a checkpoint, validated (raises CheckpointError)."""
+    zip_path, json_path = checkpoint_paths(path)
+    if not zip_path.is_file():
+        raise CheckpointError(f"checkpoint file {zip_path} does not exist")
+    if not json_path.is_file():
+        raise CheckpointError(
+            f"checkpoint metadata {json_path} does not exist (a checkpoint is NAME.zip + "
+            f"NAME.json, written by braincards.training.checkpoint.save_checkpoint)"
+        )
+    try:
+        meta = json.loads(json_path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CheckpointError(f"checkpoint metadata {json_path} is not valid JSON: {err}") from None
+    if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{json_path} is not braincards checkpoint metadata")
+    if meta.get("format_version") != CHECKPOINT_VERSION:
+        raise CheckpointError(
+            f"{json_path} has format_version {meta.get('format_version')!r}; this braincards "
+            f"reads version {CHECKPOINT_VERSION} (version 1 checkpoints were stable-baselines3 "
+            f"archives, which are never loaded since they can hold pickled code)"
+        )
+    needed = ("game", "env_config", "algo", "policy", "observation_shape", "action_n")
+    missing = [k for k in needed if k not in meta]
+    if missing:
+        raise CheckpointError(f"checkpoint metadata {json_path} lacks {missing}")
+    if meta["algo"] not in ALGORITHMS:
+        raise CheckpointError(f"{json_path}: unknown algo {meta['algo']!r}; known: {list(ALGORITHMS)}")
+    shape, n, k = meta["observation_shape"], meta["action_n"], meta.get("history_k", 0)
+    bad = []
+    if not isinstance(meta["game"], str):
+        bad.append(f"game {meta['game']!r} (not a string)")
+    if not isinstance(meta["env_config"], dict):
+        bad.append(f"env_config {meta['env_config']!r} (not a mapping)")
+    if not (isinstance(shape, list) and all(type(x) is int and x > 0 for x in shape)):
+        bad.append(f"observation_shape {shape!r} (not a list of positive integers)")
+    if type(n) is not int or n < 1:
+        bad.append(f"action_n {n!r} (not a positive integer)")
+    if k is not None and (type(k) is not int or k < 0):
+        bad.append(f"history_k {k!r} (not a non-negative integer)")
+    if bad:
+        raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: " + "; ".join(bad))
+    meta["history_k"] = k or 0
+    check_policy_spec(meta["policy"], str(json_path))
+    return meta
+
+
+def check_fits(meta: dict, game: str | None, config: dict | None, where: str = "checkpoint") -> None:
+    """Raise CheckpointError unless a checkpoint's game and spaces fit ``game``/``config``."""
+    if game is None:
+        return
+    if meta["game"] != game:
+        raise CheckpointError(f"{where} was trained for {meta['game']}, not {game}")
+    k = meta.get("history_k", 0)
+    try:
+        spaces = env_spaces(game, meta["env_config"] if config is None else config, k)
+    except (TypeError, ValueError) as err:
+        if config is not None:
+            raise
+        raise CheckpointError(f"{where}: its metadata's env_config {meta['env_config']} does "
+                              f"not make a {game} env: {err}") from None  # fmt: skip
+    have = {"observation_shape": list(meta["observation_shape"]), "action_n": int(meta["action_n"])}
+    if spaces != have:
+        raise CheckpointError(
+            f"{where} does not fit {game} with config {config}: the checkpoint has observation "
+            f"{have['observation_shape']} and {have['action_n']} actions, the env has observation "
+            f"{spaces['observation_shape']} and {spaces['action_n']} actions (trained with env "
+            f"config {meta['env_config']}, history_k={k})"
+        )
+
+
+def _open_archive(zip_path: Path) -> zipfile.ZipFile:
+    if not zipfile.is_zipfile(zip_path):
+        raise CheckpointError(f"checkpoint {zip_path} is corrupt: not a zip archive")
+    try:
+        zf = zipfile.ZipFile(zip_path)
+        infos = zf.infolist()
+    except (OSError, zipfile.BadZipFile) as err:
+        raise CheckpointError(f"checkpoint {zip_path} is corrupt: {err}") from None
+    names = [i.filename for i in infos]
+    foreign = [n for n in names if n not in ALLOWED_MEMBERS]
+    if foreign:
+        zf.close()
+        hint = (" - it looks like a stable-baselines3 model.save() archive, whose 'data' entry "
+                "can hold pickled Python objects" if "data" in names else "")  # fmt: skip
+        raise CheckpointError(
+            f"checkpoint {zip_path} holds {foreign}{hint}; a braincards checkpoint holds only "
+            f"{list(ALLOWED_MEMBERS)} (tensors and JSON), and nothing else is ever loaded"
+        )
+    if POLICY_MEMBER not in names:
+        zf.close()
+        raise CheckpointError(f"checkpoint {zip_path} is corrupt: it lacks {POLICY_MEMBER}")
+    for info in infos:
+        if info.file_size > MAX_MEMBER_BYTES:
+            zf.close()
+            raise CheckpointError(f"checkpoint {zip_path}: {info.filename} is {info.file_size} bytes, "
+                                  f"over the {MAX_MEMBER_BYTES}-byte limit")  # fmt: skip
+    return zf
+
+
+def _read_tensors(zf: zipfile.ZipFile, member: str, zip_path: Path) -> dict:
+    from safetensors.torch import load as st_load
+
+    try:
+        tensors = st_load(zf.read(member))
+    except Exception as err:  # safetensors raises its own SafetensorError on a damaged buffer
+        raise CheckpointError(f"checkpoint {zip_path}: {member} is corrupt: {type(err).__name__}: {err}") from None
+    _check_finite(tensors, f"checkpoint {zip_path}")
+    return tensors
+
+
+def _check_finite(tensors: dict, where: str) -> None:
+    import torch
+
+    for name, t in tensors.items():
+        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            raise CheckpointError(f"{where}: tensor {name!r} holds non-finite values (NaN or inf)")
+
+
+def read_checkpoint(path: str | os.PathLike, *, optimizer: bool = False) -> tuple[dict, dict, tuple | None]:
+    """(metadata, policy tensors, optimizer parts or None) of a checkpoint, all validated;
+    no Python object is ever unpickled."""
+    meta = read_metadata(path)
+    zip_path, _ = checkpoint_paths(path)
+    with _open_archive(zip_path) as zf:
+        tensors = _read_tensors(zf, POLICY_MEMBER, zip_path)
+        opt = None
+        if optimizer and set(OPTIMIZER_MEMBERS) <= set(zf.namelist()):
+            try:
+                opt_json = json.loads(zf.read("optimizer.json"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as err:
+                raise CheckpointError(f"checkpoint {zip_path}: optimizer.json is corrupt: {err}") from None
+            opt = (_read_tensors(zf, "optimizer.safetensors", zip_path), opt_json)
+    return meta, tensors, opt
+
+
+def _build_policy(meta: dict, tensors: dict, where: str):
+    """The policy network described by ``meta`` with ``tensors`` loaded (strict)."""
+    import importlib
+
+    import numpy as np
+    import torch.nn as nn
+    from gymnasium import spaces
+
+    spec = meta["policy"]
+    module, cls_name = POLICY_CLASSES[spec["class"]].split(":")
+    cls = getattr(importlib.import_module(module), cls_name)
+    kwargs = dict(spec["kwargs"])
+    kwargs["activation_fn"] = {"tanh": nn.Tanh, "relu": nn.ReLU}[kwargs.get("activation_fn", "tanh")]
+    obs_space = spaces.Box(0.0, 1.0, tuple(meta["observation_shape"]), np.float32)
+    act_space = spaces.Discrete(int(meta["action_n"]))
+    policy = cls(obs_space, act_space, lambda _: 0.0, **kwargs)
+    try:
+        policy.load_state_dict(tensors, strict=True)
+    except RuntimeError as err:
+        raise CheckpointError(f"{where}: the weights do not fit the described network: {err}") from None
+    policy.set_training_mode(False)
+    return policy
+
+
+def load_optimizer_state(optimizer, parts: tuple, where: str) -> None:
+    """Restore an optimizer from ``read_checkpoint(..., optimizer=True)``'s parts."""
+    tensors, js = parts
+    try:
+        state: dict = {}
+        for key, t in tensors.items():
+            _, idx, name = key.split(".", 2)
+            state.setdefault(int(idx), {})[name] = t
+        for key, v in js.get("scalars", {}).items():
+            idx, name = key.split(".", 1)
+            state.setdefault(int(idx), {})[name] = v
+        optimizer.load_state_dict({"state": state, "param_groups": js["param_groups"]})
+    except (KeyError, ValueError, TypeError) as err:
+        raise CheckpointError(f"{where}: the optimizer state does not fit: {err}") from None
+
+
+def load_checkpoint_policy(path: str | os.PathLike):
+    """(metadata, rebuilt SB3 policy network in eval mode) of a checkpoint."""
+    meta, tensors, _ = read_checkpoint(path)
+    zip_path, _ = checkpoint_paths(path)
+    return meta, _build_policy(meta, tensors, f"checkpoint {zip_path}")
+
+
+__all__ = [
+    "ALGORITHMS", "CHECKPOINT_FORMAT", "CHECKPOINT_VERSION", "CheckpointError", "POLICY_CLASSES",
+    "check_env_options", "check_fits", "checkpoint_paths", "env_spaces", "history_wrapper",
+    "load_checkpoint_policy", "load_optimizer_state", "make_table", "policy_spec",
+    "read_checkpoint", "read_metadata", "save_checkpoint", "write_checkpoint",
+]  # fmt: skip
