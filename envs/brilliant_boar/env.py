@@ -178,6 +178,8 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
 
     def action_meaning(self, action: int) -> str:
         """What ``action`` does in the current decision, e.g. ``"play the card at position 2"``."""
+        if self.state is None:
+            raise self._not_playing("action_meaning()")
         a = int(action)
         size = self.config.num_actions
         if not 0 <= a < size:

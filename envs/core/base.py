@@ -61,6 +61,17 @@ class CardGameEnv(AECEnv):
         self.state = None
         self._legal: list[int] | None = None
         self._live = False
+        self.agents = []  # no game yet: reset() seats the agents
+
+    def _not_playing(self, call: str) -> RuntimeError:
+        """The error for ``call`` when no game is being played (``_live`` is False and no
+        agent has a dead step left): before the first reset() or after the last dead step."""
+        if self.state is None:
+            return RuntimeError(f"call reset() before {call}: no game has started yet")
+        return RuntimeError(
+            f"{call} after the game is over and every agent has taken its dead step; "
+            "call reset() to start a new game"
+        )
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -154,10 +165,14 @@ class CardGameEnv(AECEnv):
     def legal_actions(self) -> list[int]:
         """The legal actions of the agent to move (empty once the game is over)."""
         if self._legal is None:
+            if self.state is None:
+                raise self._not_playing("legal_actions()")
             self._legal = self._legal_actions() if self._live else []
         return self._legal
 
     def observe(self, agent):
+        if self.state is None:
+            raise self._not_playing(f"observe({agent!r})")
         obs = np.zeros(self._obs_size, np.float32)
         self._fill_observation(self._index[agent], obs)
         mask = np.zeros(self._num_actions, np.int8)
@@ -165,11 +180,26 @@ class CardGameEnv(AECEnv):
             mask[self.legal_actions()] = 1
         return {"observation": obs, "action_mask": mask}
 
-    def step(self, action):
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last()``, with a clear error when no agent is left to act."""
+        if not self.agents:
+            raise self._not_playing("last()")
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
+    def step(self, action):
+        if not self._live:  # over: every agent left takes its dead step (action None)
+            if not self.agents:
+                raise self._not_playing("step()")
             self._was_dead_step(action)
             return
+        agent = self.agent_selection
         index = self._index[agent]
         try:
             action = check_action_int(action)

@@ -11,10 +11,15 @@ from .errors import IllegalActionError
 
 
 def check_choice(name: str, value, allowed: Iterable):
+    """``value`` if it is one of ``allowed`` (a string option must be given a string: a
+    numpy array holding one is refused, not compared element-wise); returns the allowed
+    entry itself (so ``np.str_("ansi")`` comes back as ``"ansi"``)."""
     allowed = list(allowed)
-    if isinstance(value, bool) or value not in allowed:
-        raise ValueError(f"{name}={value!r} is not allowed; allowed values: {allowed}")
-    return value
+    if not isinstance(value, bool):
+        for a in allowed:
+            if value is a or (isinstance(a, str) and isinstance(value, str) and value == a):
+                return a
+    raise ValueError(f"{name}={value!r} is not allowed; allowed values: {allowed}")
 
 
 def check_int(name: str, value, lo: int, hi: int | None = None) -> int:
@@ -33,17 +38,30 @@ def check_bool(name: str, value) -> bool:
     return value
 
 
+# integer dtype names of array libraries whose dtypes have no numpy ``kind`` (torch's
+# str(dtype) is "torch.int64"); no such library is imported here
+_INT_DTYPE_NAMES = frozenset(f"{u}int{b}" for u in ("", "u") for b in (8, 16, 32, 64))
+
+
 def check_action_int(action):
-    """Return ``action`` as a Python int, or raise IllegalActionError naming what was given."""
-    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
-        # a 0-d numpy integer array (what some samplers return) is fine too
-        shape = getattr(action, "shape", None)
-        if shape == () and getattr(getattr(action, "dtype", None), "kind", "") in "iu":
+    """Return ``action`` as a Python int, or raise IllegalActionError naming what was given.
+
+    Accepted: ints, numpy integers and 0-d integer arrays or tensors (numpy, torch, ...).
+    Refused: bools, floats (even integral ones: ``5.0``), and 0-d float, bool or complex
+    arrays and tensors (``torch.tensor(5.7)`` is not action 5, ``torch.tensor(True)`` not 1).
+    """
+    if type(action) is int:  # the fast path
+        return action
+    if isinstance(action, numbers.Integral) and not isinstance(action, bool):
+        return int(action)  # numpy integers, IntEnum members
+    dtype = getattr(action, "dtype", None)
+    if dtype is not None and getattr(action, "shape", None) == ():
+        kind = getattr(dtype, "kind", None)  # numpy: "i"/"u" integers, "b" bool, "f" float
+        if kind in ("i", "u") or (kind is None and str(dtype).rsplit(".", 1)[-1] in _INT_DTYPE_NAMES):
             return int(action)
-        raise IllegalActionError(
-            f"action must be an integer, got {action!r} ({type(action).__name__})", action
-        )
-    return int(action)
+    raise IllegalActionError(
+        f"action must be an integer, got {action!r} ({type(action).__name__})", action
+    )
 
 
 def check_options(options, allowed: Iterable[str]) -> dict:
@@ -66,10 +84,31 @@ def check_options(options, allowed: Iterable[str]) -> dict:
     return options
 
 
+def check_sequence(name: str, value, what: str, *, ordered: bool = True) -> list:
+    """``value`` as a list: a list, tuple, range or 1-d array (its ``tolist()``).
+
+    Refused with a ValueError naming ``name``: strings, dicts, 0-d arrays, generators and
+    other one-shot iterators (a look at them consumes them) and, where the order matters
+    (``ordered``: a deck in draw order), sets.
+    """
+    if isinstance(value, (list, tuple, range)):
+        return list(value)
+    if not ordered and isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)  # the order does not matter; make it deterministic
+    if getattr(value, "ndim", None) == 1 and callable(getattr(value, "tolist", None)):
+        return list(value.tolist())
+    kinds = "a list, tuple or 1-d array" + ("" if ordered else ", or a set")
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    raise ValueError(
+        f"{name} must be a list of {what} ({kinds}), got {type(value).__name__} {shown}"
+    )
+
+
 def check_card_list(name: str, cards, universe: Iterable[int], *, unique: bool) -> list[int]:
-    """A list of card ids drawn from ``universe`` (e.g. a scripted deck)."""
-    if isinstance(cards, (str, bytes)) or not isinstance(cards, Iterable):
-        raise ValueError(f"{name} must be a list of card ids, got {cards!r}")
+    """A list of card ids drawn from ``universe`` (e.g. a scripted deck, in order)."""
+    cards = check_sequence(name, cards, "card ids")
     universe = set(universe)
     out = []
     for c in cards:

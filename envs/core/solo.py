@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import gymnasium
 import numpy as np
 
@@ -60,8 +62,13 @@ def solo_factory(raw_env_cls, gym_id: str):
     (registered with gymnasium as ``gym_id``)."""
 
     def solo_env(**config) -> SoloGymEnv:
-        if config.get("num_players", 1) != 1:
-            raise ValueError(f"the solo env has num_players=1, got {config['num_players']!r}")
+        if "num_players" in config:
+            n = config["num_players"]
+            if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n != 1:
+                raise ValueError(
+                    f"num_players={n!r} is not allowed: the solo env always has num_players=1 "
+                    "(leave the option out or pass the integer 1)"
+                )
         config["num_players"] = 1
         return SoloGymEnv(raw_env_cls(**config))
 

@@ -175,6 +175,8 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
 
     def action_meaning(self, action: int) -> str:
         """What ``action`` does in the current decision, e.g. ``"play 2 x 5, ..."``."""
+        if self.state is None:
+            raise self._not_playing("action_meaning()")
         a = int(action)
         if not 0 <= a < self.config.num_actions:
             raise ValueError(f"action {action!r} is outside 0..{self.config.num_actions - 1}")

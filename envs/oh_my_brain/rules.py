@@ -33,7 +33,7 @@ import numbers
 import random
 from dataclasses import dataclass
 
-from ..core.config import check_int
+from ..core.config import check_int, check_sequence
 from ..core.errors import IllegalActionError
 from ..core.state import RulesState
 from .cards import (
@@ -106,8 +106,7 @@ def _normalize_deck(deck) -> tuple[int, ...]:
 
 
 def _normalize_marshmallows(values, copies) -> tuple[int, ...]:
-    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
-        raise ValueError(f"marshmallow_values={values!r} must be a list of values")
+    values = check_sequence("marshmallow_values", values, "card values 0..19", ordered=False)
     out = []
     for v in values:
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < NUM_VALUES:
@@ -363,8 +362,7 @@ def _int_list(name: str, value, length: int | None = None) -> list[int]:
 # ------------------------------------------------------------------------ setup
 def check_scripted_deck(deck, copies) -> list[int]:
     """A scripted deck (values in draw order, at most the deck's copies of each)."""
-    if isinstance(deck, (str, bytes, dict)) or not hasattr(deck, "__iter__"):
-        raise ValueError(f"deck must be a list of card values in draw order, got {deck!r}")
+    deck = check_sequence("deck", deck, "card values 0..19 in draw order")
     left = list(copies)
     out = []
     for v in deck:
@@ -381,8 +379,7 @@ def check_scripted_deck(deck, copies) -> list[int]:
 
 
 def check_dice(dice) -> list[int]:
-    if isinstance(dice, (str, bytes, dict)) or not hasattr(dice, "__iter__"):
-        raise ValueError(f"dice must be a list of die faces 1..6, got {dice!r}")
+    dice = check_sequence("dice", dice, "die faces 1..6 in rolling order")
     out = []
     for f in dice:
         if isinstance(f, bool) or not isinstance(f, numbers.Integral) or not 1 <= f <= 6:

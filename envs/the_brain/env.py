@@ -190,6 +190,8 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
 
     def action_meaning(self, action: int) -> str:
         """What ``action`` does in the current decision, e.g. ``"play blue brain"``."""
+        if self.state is None:
+            raise self._not_playing("action_meaning()")
         s = self.state
         phase = s.phase
         a = int(action)

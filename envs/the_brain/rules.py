@@ -19,6 +19,7 @@ Actions (one space for every decision; the decision kind says what they mean):
 
 from __future__ import annotations
 
+import numbers
 import random
 from dataclasses import dataclass
 
@@ -82,10 +83,19 @@ class Config:
 
 
 def limit_of(difficulty) -> int:
-    """``"amateur"|"robber"|"cat_burglar"`` or an int -> the loss limit (R-B2)."""
-    if isinstance(difficulty, str):
-        return DIFFICULTIES[check_choice("difficulty", difficulty, DIFFICULTIES)]
-    return check_int("difficulty", difficulty, 1, NUM_CARDS)
+    """``"amateur"|"robber"|"cat_burglar"`` or an int 1..36 -> the loss limit (R-B2)."""
+    if isinstance(difficulty, str) and difficulty in DIFFICULTIES:
+        return DIFFICULTIES[difficulty]
+    if (
+        not isinstance(difficulty, bool)
+        and isinstance(difficulty, numbers.Integral)
+        and 1 <= difficulty <= NUM_CARDS
+    ):
+        return int(difficulty)
+    raise ValueError(
+        f"difficulty={difficulty!r} is not allowed; allowed: one of {list(DIFFICULTIES)} "
+        f"(limits {list(DIFFICULTIES.values())}) or an integer limit 1..{NUM_CARDS} (R-B2)"
+    )
 
 
 class State(RulesState):
@@ -285,7 +295,7 @@ def apply_action(state: State, action: int) -> None:
     seat = state.seat
     if phase == OVER:
         _illegal(state, action, "the game is over")
-    if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+    if type(action) is not int or not 0 <= action < NUM_ACTIONS:
         _illegal(state, action, f"actions are integers 0..{NUM_ACTIONS - 1}")
     if phase == PLAY:
         if action >= NUM_CARDS:

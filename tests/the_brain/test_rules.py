@@ -394,6 +394,18 @@ def test_illegal_actions_leave_the_state_unchanged():
     assert s.to_dict() == before
 
 
+def test_the_rules_engine_refuses_non_int_actions_even_bool_and_int_valued_floats():
+    """The engine takes plain ints only (the env converts numpy ints); ``True`` is not card
+    1 and ``1.0`` is not an action (issue 9)."""
+    s = table(2, hands=[["blue fingerprint", "purple fingerprint"], ["red key"]], deck=["blue key"])
+    assert C("purple fingerprint") == 1
+    before = s.to_dict()
+    for bad in (True, 1.0, "1", None):
+        with pytest.raises(IllegalActionError, match="integers"):
+            A(s, bad)
+    assert s.to_dict() == before
+
+
 def test_no_action_is_accepted_once_the_game_is_over():
     s = table(2, hands=[["blue key"], []], limit=3)
     A(s, C("blue key"))
