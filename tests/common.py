@@ -223,3 +223,221 @@ def check_max_cycles_truncation(make_env: Callable[..., object], seed: int = 0, 
         env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
     assert max(counts.values()) == max_cycles
     assert env.agents == []
+
+
+# ----------------------------------------------------------------------------- state-restore fuzzing
+HUGE = 10**8  # a count that must be refused before anything of that size is allocated
+
+
+def real_states(make_env: Callable[[], object], games: int, seed: int, every: int = 3) -> list[dict]:
+    """State dicts met in real random games (every ``every``-th decision, and the end)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(games):
+        env = make_env()
+        env.reset(seed=rng.randrange(2**31))
+        n = 0
+        while env.agents:
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                out.append(env.unwrapped.state.to_dict())
+                break
+            if n % every == 0:
+                out.append(env.unwrapped.state.to_dict())
+            env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+            n += 1
+    return out
+
+
+def _odd_value(rng: random.Random, like):
+    """A value of the wrong type or size for a field holding ``like``."""
+    return rng.choice([HUGE, -HUGE, 2**70, -1, 1.0, 0.5, "1", None, True, [like], {"x": 1}, (1,)])
+
+
+def _int_for(rng: random.Random, v: int):
+    return rng.choice([v + 1, v - 1, rng.randint(-2, 12), rng.randint(0, 60), 0, HUGE])
+
+
+class StateMutator:
+    """Random edits of a state dict: field values changed (in range, out of range, of the
+    wrong type, huge), list entries removed, added, duplicated, replaced or swapped, seats
+    dropped or added, and cards *moved* from one pile to another (which keeps every card in
+    the game, so the result looks real to a conservation check).
+
+    ``counts`` names the fields that hold a count per card value (Oh My Brain's hands,
+    graveyards and discard pile) rather than a list of cards; a card moves out of them
+    by decrementing a count.
+    """
+
+    def __init__(self, rng: random.Random, counts: tuple[str, ...] = ()):
+        self.rng = rng
+        self.counts = counts
+
+    def _piles(self, d: dict) -> list[tuple[str, list]]:
+        """Every list of ints in ``d``: (name, the list itself)."""
+        out = []
+        for k, v in d.items():
+            if isinstance(v, list) and v and all(isinstance(p, list) for p in v):
+                out += [(k, p) for p in v]
+            elif isinstance(v, list):
+                out.append((k, v))
+        return out
+
+    def _move(self, d: dict) -> str:
+        rng = self.rng
+        piles = self._piles(d)
+        (sk, src), (dk, dst) = rng.choice(piles), rng.choice(piles)
+        if sk in self.counts:
+            held = [v for v, c in enumerate(src) if isinstance(c, int) and c > 0]
+            if not held:
+                return "move: nothing to move"
+            card = rng.choice(held)
+            src[card] -= 1
+        else:
+            if not src:
+                return "move: nothing to move"
+            card = src.pop(rng.randrange(len(src)))
+        if dk in self.counts:
+            if isinstance(card, int) and 0 <= card < len(dst):
+                dst[card] += 1
+        else:
+            dst.insert(rng.randrange(len(dst) + 1), card)
+        return f"move {card!r} from {sk} to {dk}"
+
+    def _edit_list(self, name: str, lst: list) -> str:
+        rng = self.rng
+        op = rng.randrange(8)
+        if op == 0 and lst:
+            del lst[rng.randrange(len(lst))]
+            return f"{name}: drop an entry"
+        if op == 1:
+            lst.insert(rng.randrange(len(lst) + 1), rng.choice([rng.randint(-1, 60), HUGE, 0]))
+            return f"{name}: add an entry"
+        if op == 2 and lst:
+            lst.append(lst[rng.randrange(len(lst))])
+            return f"{name}: duplicate an entry"
+        if op == 3 and lst:
+            i = rng.randrange(len(lst))
+            lst[i] = _int_for(rng, lst[i]) if isinstance(lst[i], int) else 0
+            return f"{name}[{i}] = {lst[i]!r}"
+        if op == 4 and lst:
+            i = rng.randrange(len(lst))
+            lst[i] = _odd_value(rng, lst[i])
+            return f"{name}[{i}] = {lst[i]!r}"
+        if op == 5 and len(lst) > 1:
+            i, j = rng.randrange(len(lst)), rng.randrange(len(lst))
+            lst[i], lst[j] = lst[j], lst[i]
+            return f"{name}: swap {i} and {j}"
+        if op == 6:
+            lst.clear()
+            return f"{name}: empty"
+        rng.shuffle(lst)
+        return f"{name}: shuffle"
+
+    def _edit_field(self, d: dict) -> str:
+        rng = self.rng
+        key = rng.choice(sorted(d))
+        v = d[key]
+        if isinstance(v, bool):
+            d[key] = rng.choice([not v, not v, int(v), None])
+        elif isinstance(v, int):
+            d[key] = _int_for(rng, v) if rng.random() < 0.8 else _odd_value(rng, v)
+        elif isinstance(v, list) and v and all(isinstance(p, list) for p in v):
+            r = rng.random()
+            if r < 0.7:
+                i = rng.randrange(len(v))
+                return self._edit_list(f"{key}[{i}]", v[i])
+            if r < 0.8:
+                v.pop(rng.randrange(len(v)))
+            elif r < 0.9:
+                v.append(list(v[0]))
+            else:
+                v[rng.randrange(len(v))] = _odd_value(rng, v[0])
+        elif isinstance(v, list):
+            if rng.random() < 0.9:
+                return self._edit_list(key, v)
+            d[key] = _odd_value(rng, v)
+        else:
+            d[key] = _odd_value(rng, v)
+        return f"{key} = {d[key]!r}"
+
+    def __call__(self, data: dict) -> tuple[dict, list[str]]:
+        d = json.loads(json.dumps(data))
+        edits = []
+        for _ in range(self.rng.choice([1, 1, 1, 2, 3])):
+            r = self.rng.random()
+            if r < 0.03:
+                k = self.rng.choice(sorted(d))
+                del d[k]
+                edits.append(f"drop key {k}")
+            elif r < 0.4:
+                edits.append(self._move(d))
+            else:
+                edits.append(self._edit_field(d))
+        return d, edits
+
+
+@dataclass
+class FuzzStats:
+    refused: int = 0
+    accepted: int = 0
+    decisions: int = 0
+
+
+def fuzz_state_restore(
+    make_env: Callable[[], object],
+    states: list[dict],
+    mutations: int,
+    seed: int,
+    counts: tuple[str, ...] = (),
+) -> FuzzStats:
+    """Mutate real state dicts ``mutations`` times and restore each into a fresh raw env
+    (``reset(options={"state": ...})``). Each mutant must be refused with a ValueError or
+    TypeError, or the restored game must be a playable one: its state round-trips, every
+    observation lies in the observation space, the mask is not empty while the game is
+    live, random play keeps every card (conservation) and the game ends (terminated or
+    truncated by ``max_cycles``) within ``max_cycles`` decisions per agent."""
+    rng = random.Random(seed)
+    mutate = StateMutator(rng, counts)
+    stats = FuzzStats()
+    for _ in range(mutations):
+        data, edits = mutate(rng.choice(states))
+        env = make_env()
+        try:
+            env.reset(options={"state": data})
+        except (ValueError, TypeError) as err:
+            assert str(err), f"an empty error message for {edits}"
+            stats.refused += 1
+            continue
+        except Exception as err:  # pragma: no cover - reported as a failure
+            raise AssertionError(f"{edits}: {type(err).__name__}: {err}") from err
+        stats.accepted += 1
+        try:
+            stats.decisions += _play_restored(env, rng)
+        except Exception as err:
+            raise AssertionError(f"restored after {edits}: {type(err).__name__}: {err}") from err
+    return stats
+
+
+def _play_restored(env, rng: random.Random) -> int:
+    state = env.state
+    assert type(state).from_dict(state.to_dict()) == state
+    cards = sorted(state.cards())
+    space = env.observation_space(env.possible_agents[0])["observation"]
+    for agent in env.possible_agents:
+        assert space.contains(env.observe(agent)["observation"]), f"{agent}'s observation is out of bounds"
+    bound = env.max_cycles * len(env.possible_agents) + 1
+    n = 0
+    while env.agents:
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        assert space.contains(obs["observation"]), "observation out of bounds"
+        legal = np.flatnonzero(obs["action_mask"]).tolist()
+        assert legal, "empty action mask while the game is live"
+        env.step(rng.choice(legal))
+        n += 1
+        assert sorted(env.state.cards()) == cards, "a card appeared or vanished"
+        assert n <= bound, "the game does not end"
+    return n

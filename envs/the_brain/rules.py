@@ -185,7 +185,68 @@ class State(RulesState):
                              "decision is donate_target")  # fmt: skip
         if (s.outcome != ONGOING) != (s.phase == OVER):
             raise ValueError("bad The Brain state: outcome must be set exactly when the game is over")
+        if s.turn < 0:
+            raise ValueError(f"bad The Brain state: turn must be >= 0, got {s.turn}")
+        _check_table(s)
         return s
+
+
+# What the card being resolved is, per decision (R-B5): it was just played, alone, as the
+# last display stack.
+_RESOLVING = {DONATE_CARD: DONATE, DONATE_TARGET: DONATE, COVER_TARGET: COVER,
+              TAKE_BACK_TARGET: TAKE_BACK, EXTRA: EXTRA_CARD}  # fmt: skip
+
+
+def _check_table(s: State) -> None:
+    """Refuse a table (already type- and range-checked) that the rules cannot reach or
+    cannot play on: every decision must be one the rules would ask for, with at least one
+    legal action."""
+
+    def bad(why: str):
+        raise ValueError(f"bad The Brain state: {why}")
+
+    phase = s.phase
+    live = phase != OVER
+    held = any(s.hands) or any(s.domains)
+    stacks = len(s.display)
+    if s.num_players == 1 and any(s.hands):
+        bad("in the solo game every card lies face up in a domain; hands stay empty (R-B3)")
+    # R-B6: the game is lost once the stacks reach the limit; a turn starts below it, a
+    # card's action may take it to the limit, and an extra card one past it (then lost)
+    top = s.limit - 1 if phase in (PLAY, DRAW, PEEK) else s.limit if live else s.limit + 1
+    if stacks > top:
+        bad(f"{stacks} display stacks with the limit {s.limit} in decision "
+            f"{DECISIONS[phase] if live else 'over'}; at most {top} (R-B6)")  # fmt: skip
+    if phase == OVER:
+        if s.outcome == LOSS and stacks < s.limit:
+            bad(f"a loss needs the display at the limit {s.limit}, it has {stacks} stacks (R-B6)")
+        if s.outcome == WIN and (s.deck or held):
+            bad("a win needs an empty deck and no card in any hand or domain (R-B6)")
+    elif phase in (PLAY, DRAW, PEEK) and not s.deck and not held:
+        bad("no card is left in the deck, a hand or a domain when a turn starts: that table "
+            "is a win (R-B6), not a live decision")  # fmt: skip
+    want = _RESOLVING.get(phase)
+    if want is None:
+        if s.resolving >= 0:
+            bad(f"resolving={s.resolving} outside a card's action (decision "
+                f"{DECISIONS[phase] if live else 'over'})")  # fmt: skip
+    elif s.resolving < 0 or SYMBOL_OF[s.resolving] != want or s.display[-1:] != [[s.resolving]]:
+        bad(f"resolving={s.resolving}: decision {DECISIONS[phase]} resolves the "
+            f"{('donate', 'cover', 'take_back', 'extra_card')[want]} card just played, alone "
+            "on the last display stack (R-B5)")  # fmt: skip
+    if phase == DRAW and not (s.draw_optional and s.deck and held):
+        bad("a draw decision needs draw_rule='optional', a card in the deck and a seat "
+            "holding a card (R-B7)")  # fmt: skip
+    if phase == PEEK and not (s.peek_allowed and s.peek_seat < 0 and s.discard and s.holds(s.seat)):
+        bad("a peek decision needs discard_peek, no seat having looked yet, a non-empty "
+            "discard pile and a seat holding a card (R-B8)")  # fmt: skip
+    if s.peek_seat >= 0 and not s.peek_allowed:
+        bad(f"peek_seat={s.peek_seat} but looking through the discard pile is not allowed (R-B8)")
+    if s.peeked and (s.peek_seat < 0 or s.peeked != s.discard[: len(s.peeked)]):
+        bad("peeked must be the discard pile as the seat that looked saw it (the discard "
+            "pile only grows, so it begins with those cards) (R-B8)")  # fmt: skip
+    if live and not legal_actions(s):
+        bad(f"seat {s.seat} has no legal action in decision {DECISIONS[phase]}")
 
 
 # ------------------------------------------------------------------------ setup

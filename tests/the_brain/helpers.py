@@ -50,9 +50,9 @@ def table(
         "turn": 0,
         "last_player": -1,
     }
-    state = rules.State.from_dict(data)
-    rules._start_turn(state)  # the turn begins: a peek or play decision, or an automatic draw
-    return state
+    state = rules.State._read_fields(data)  # the table before its turn begins ...
+    rules._start_turn(state)  # ... a peek or play decision, or an automatic draw
+    return rules.State.from_dict(state.to_dict())  # validates the table
 
 
 def env_with(state: rules.State, **config) -> raw_env:
