@@ -298,7 +298,7 @@ class StateMutator:
                 return "move: nothing to move"
             card = src.pop(rng.randrange(len(src)))
         if dk in self.counts:
-            if isinstance(card, int) and 0 <= card < len(dst):
+            if isinstance(card, int) and 0 <= card < len(dst) and isinstance(dst[card], int):
                 dst[card] += 1
         else:
             dst.insert(rng.randrange(len(dst) + 1), card)

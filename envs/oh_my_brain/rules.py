@@ -221,9 +221,22 @@ class State(RulesState):
     # ---------------------------------------------------------------- serialization
     GAME = "Oh My Brain"
 
+    # fields holding a count per card value, and the largest count allowed: a deck holds
+    # at most MAX_CARDS cards (checked before anything is allocated from a count)
+    _COUNTS = ("hands", "graves", "discard", "copies")
+    # fields listing card values (0..19) or die faces (1..6)
+    _VALUES = {"reserve": (0, NUM_VALUES - 1), "horde": (0, NUM_VALUES - 1),
+               "pending": (0, NUM_VALUES - 1), "marshmallows": (0, NUM_VALUES - 1),
+               "dice": (1, 6)}  # fmt: skip
+
     @classmethod
     def _read_list(cls, key: str, value) -> list[int]:
-        return _int_list(key, value, NUM_VALUES if key in cls._NESTED else None)
+        if key in cls._COUNTS:
+            return _int_list(key, value, NUM_VALUES, hi=MAX_CARDS)
+        if key in cls._VALUES:
+            lo, hi = cls._VALUES[key]
+            return _int_list(key, value, lo=lo, hi=hi)
+        return _int_list(key, value, 6 if key == "face_counts" else None)
 
     @classmethod
     def from_dict(cls, data: dict) -> State:
@@ -232,7 +245,7 @@ class State(RulesState):
         cfg = Config(
             num_players=s.num_players,
             starting_brains=s.starting_brains,
-            deck={v: c for v, c in enumerate(_int_list("copies", s.copies, NUM_VALUES)) if c},
+            deck={v: c for v, c in enumerate(s.copies) if c},
             marshmallow_values=s.marshmallows,
         )
         s.copies = list(cfg.deck)
@@ -250,13 +263,16 @@ class State(RulesState):
             raise ValueError(f"bad Oh My Brain state: round must be >= 1, got {s.round}")
         if s.extras and not s.horde:  # R-O4: the extra copies are copies of the horde's top
             raise ValueError("bad Oh My Brain state: extras need a horde (they copy its top)")
-        if len(s.discard) != NUM_VALUES or len(s.face_counts) != 6:
-            raise ValueError("bad Oh My Brain state: discard needs 20 counts, face_counts 6")
-        for k in ("reserve", "horde", "pending"):
-            if any(not 0 <= v < NUM_VALUES for v in getattr(s, k)):
-                raise ValueError(f"bad Oh My Brain state: {k} holds a value outside 0..19")
-        if any(not 1 <= f <= 6 for f in s.dice):
-            raise ValueError("bad Oh My Brain state: dice faces must be 1..6")
+        # before counting the cards (extras copies of the horde's top are on their way)
+        if s.extras >= s.maxc:
+            raise ValueError(
+                f"bad Oh My Brain state: extras={s.extras}; at most {s.maxc - 1} extra copies "
+                "of one value can be on their way (R-O4)"
+            )
+        if s.die > 6:
+            raise ValueError(f"bad Oh My Brain state: die={s.die}; allowed: 0 (none yet) or 1..6")
+        if s.give >= NUM_VALUES:
+            raise ValueError(f"bad Oh My Brain state: give={s.give}; allowed: -1 or a value 0..19")
         if s.counts() != s.copies:
             raise ValueError(
                 f"bad Oh My Brain state: the cards on the table {s.counts()} do not match the "
@@ -266,8 +282,6 @@ class State(RulesState):
             raise ValueError(f"bad Oh My Brain state: seat {s.seat} / phase {s.phase} out of range")
         if not 0 <= s.rng_key <= _MASK64:
             raise ValueError("bad Oh My Brain state: rng_key must be a 64-bit integer >= 0")
-        if s.die > 6 or s.extras > s.maxc or s.give >= NUM_VALUES:
-            raise ValueError("bad Oh My Brain state: die / extras / give out of range")
         want = {DRAFT: BATCH, KEEP: 2}.get(s.phase, 0)
         if len(s.pending) != want:
             raise ValueError(
@@ -288,10 +302,16 @@ class State(RulesState):
                     f"bad Oh My Brain state: draft_count {s.draft_count} / seat {s.seat} do not "
                     f"fit a draft of {draft_done} batches from seat {s.start_seat}"
                 )
+            _check_draft(s)
         elif s.draft_count != draft_done:
             raise ValueError(
                 f"bad Oh My Brain state: draft_count must be {draft_done} once the draft is over, "
                 f"got {s.draft_count}"
+            )
+        if s.phase in (KEEP, RESTART) and s.horde:
+            raise ValueError(
+                f"bad Oh My Brain state: decision {DECISIONS[s.phase]} follows a pass, which "
+                "discarded the horde; the horde must be empty (R-O5)"
             )
         if s.spider and (not s.horde or s.horde[-1] != SPIDER):
             raise ValueError(
@@ -349,11 +369,42 @@ class State(RulesState):
         return s
 
 
-def _int_list(name: str, value, length: int | None = None) -> list[int]:
+def _check_draft(s: State) -> None:
+    """R-O3: mid-draft, the reserve still feeds every batch to come, nothing has been
+    played yet, and each seat holds exactly what its batches so far gave it."""
+    n = s.num_players
+    left = DRAFT_PASSES * n - s.draft_count  # batches still to deal after the pending one
+    if len(s.reserve) < BATCH * left:
+        raise ValueError(
+            f"bad Oh My Brain state: the reserve holds {len(s.reserve)} cards but the rest of "
+            f"the draft deals {left} more batches of {BATCH} (R-O3)"
+        )
+    if s.horde or any(s.discard) or s.spider or s.mouse:
+        raise ValueError(
+            "bad Oh My Brain state: during the draft nothing has been played yet: the horde "
+            "and the discard pile are empty, no spider or mouse is in effect (R-O3)"
+        )
+    for seat in range(n):
+        batches = sum((s.start_seat + k) % n == seat for k in range(s.draft_count - 1))
+        if s.gsize[seat] != batches or s.hsize[seat] != 2 * batches:
+            raise ValueError(
+                f"bad Oh My Brain state: during the draft seat {seat} holds {s.hsize[seat]} "
+                f"hand and {s.gsize[seat]} graveyard cards; its {batches} batch(es) so far gave "
+                f"it {2 * batches} and {batches} (R-O3)"
+            )
+
+
+def _int_list(
+    name: str, value, length: int | None = None, *, lo: int = 0, hi: int | None = None
+) -> list[int]:
+    """``value``, a list of ints in ``lo..hi`` (of ``length`` entries), or a ValueError
+    naming the field."""
     if not isinstance(value, list) or any(
-        isinstance(x, bool) or not isinstance(x, numbers.Integral) or x < 0 for x in value
+        isinstance(x, bool) or not isinstance(x, numbers.Integral) or x < lo or (hi is not None and x > hi)
+        for x in value
     ):
-        raise ValueError(f"bad Oh My Brain state: {name} must be a list of integers >= 0")
+        allowed = f">= {lo}" if hi is None else f"in {lo}..{hi}"
+        raise ValueError(f"bad Oh My Brain state: {name} must be a list of integers {allowed}")
     if length is not None and len(value) != length:
         raise ValueError(f"bad Oh My Brain state: {name} must hold {length} entries")
     return [int(x) for x in value]
