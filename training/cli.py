@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .commands import add_commands
 
     add_commands(sub)  # evaluate, crossplay, league, play
+
+    from .train import add_train_command
+
+    add_train_command(sub)
     return parser
 
 

@@ -1,0 +1,293 @@
+"""Training configs: one YAML file per run, validated by pydantic.
+
+A config names the game and its env options, the algorithm's hyperparameters, the number of
+environments, the timesteps and the seed, the opponent pool (competitive games) and the
+evaluation schedule. Every key is checked: an unknown key or a bad value is a
+:class:`ConfigError` (a ``ValueError``) naming the key, what was given and what is allowed.
+
+    game: the_brain_v0
+    env: {num_players: 3, difficulty: robber}
+    total_timesteps: 300000
+    ppo: {learning_rate: 3.0e-4, n_steps: 256}
+    evaluation: {every: 50000, games: 200}
+
+See the README's "Training" section for every key and its default.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+COOPERATIVE_GAMES = ("the_brain_v0",)
+
+
+class ConfigError(ValueError):
+    """A training config that cannot be used (names the key and what is allowed)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, validate_default=True)
+
+
+class PolicyConfig(_Strict):
+    """The policy network: an MLP per head (actor and critic), SB3's MaskableActorCriticPolicy."""
+
+    net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1, max_length=8)
+    activation: Literal["tanh", "relu"] = "tanh"
+
+    @field_validator("net_arch")
+    @classmethod
+    def _widths(cls, v: list[int]) -> list[int]:
+        if any(w < 1 or w > 4096 for w in v):
+            raise ValueError(f"layer widths must be in 1..4096, got {v}")
+        return v
+
+
+class PPOConfig(_Strict):
+    """sb3-contrib MaskablePPO hyperparameters (``n_steps`` per environment)."""
+
+    learning_rate: float = Field(3e-4, gt=0, le=1)
+    n_steps: int = Field(256, ge=8)
+    batch_size: int = Field(256, ge=2)
+    n_epochs: int = Field(4, ge=1, le=100)
+    gamma: float = Field(0.995, gt=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip_range: float = Field(0.2, gt=0, le=1)
+    ent_coef: float = Field(0.01, ge=0, le=1)
+    vf_coef: float = Field(0.5, ge=0, le=10)
+    max_grad_norm: float = Field(0.5, gt=0)
+    target_kl: float | None = Field(None, gt=0)
+
+
+class OpponentSource(_Strict):
+    """One source of opponents: ``random``, ``heuristic`` (or any built-in spec),
+    ``snapshots`` (frozen copies of the learner) or a checkpoint name/path; drawn with
+    probability proportional to ``weight``."""
+
+    source: str = Field(min_length=1)
+    weight: float = Field(1.0, gt=0)
+
+
+class OpponentsConfig(_Strict):
+    """Competitive games: who sits at the other seats (drawn per seat, per episode)."""
+
+    pool: list[OpponentSource] = Field(
+        default_factory=lambda: [OpponentSource(source="heuristic", weight=1.0)], min_length=1
+    )
+    snapshot_every: int | None = Field(None, ge=1, description="add a snapshot every N timesteps")
+    snapshot_win_rate: float | None = Field(
+        None, gt=0, le=1, description="add a snapshot when the learner's recent win rate reaches it"
+    )
+    snapshot_window: int = Field(200, ge=10, description="episodes in the recent win rate")
+    max_snapshots: int = Field(10, ge=1)
+    deterministic: bool = Field(False, description="checkpoint and snapshot opponents play their argmax")
+
+    @model_validator(mode="after")
+    def _snapshots_need_a_schedule(self):
+        has = any(s.source == "snapshots" for s in self.pool)
+        scheduled = self.snapshot_every is not None or self.snapshot_win_rate is not None
+        if has and not scheduled:
+            raise ValueError("the pool has a 'snapshots' source but neither snapshot_every nor "
+                             "snapshot_win_rate is set, so no snapshot would ever be taken")  # fmt: skip
+        return self
+
+
+class EvaluationConfig(_Strict):
+    """Periodic evaluation through :func:`braincards.training.evaluate.evaluate`.
+
+    Cooperative games: the learner's team (every seat) and, per entry of ``partners``, the
+    learner at one seat with that partner at the others. Competitive games: the learner at
+    one seat against ``opponents`` at the others (seats rotate)."""
+
+    every: int = Field(50_000, ge=1, description="timesteps between evaluations")
+    games: int = Field(200, ge=1)
+    seed: int = Field(12345, ge=0)
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"])
+    partners: list[str] = Field(default_factory=lambda: ["heuristic"])
+
+
+class PretrainConfig(_Strict):
+    """Behaviour cloning before PPO (:mod:`braincards.training.pretrain`): the learner first
+    imitates ``teacher`` on ``games`` games it plays at the learner's seats."""
+
+    teacher: str = Field(min_length=1, description="a policy spec, e.g. heuristic")
+    games: int = Field(500, ge=1)
+    chunk_games: int = Field(100, ge=1)
+    epochs: int = Field(4, ge=1, le=100)
+    batch_size: int = Field(256, ge=1)
+    learning_rate: float = Field(1e-3, gt=0, le=1)
+    value_coef: float = Field(0.5, ge=0)
+
+
+class RLlibConfig(_Strict):
+    """``--backend rllib`` only (issue 10): where and how wide RLlib runs."""
+
+    num_env_runners: int = Field(1, ge=0)
+    num_learners: int = Field(0, ge=0)
+    address: str | None = None
+    train_batch_size: int | None = Field(None, ge=1)
+
+
+class TrainConfig(_Strict):
+    """One training run (see the module docstring)."""
+
+    game: str
+    env: dict[str, Any] = Field(default_factory=dict)
+    mode: Literal["team", "seat"] | None = Field(
+        None, description="team: one policy plays every seat (cooperative); seat: the learner "
+        "plays one seat drawn per episode against the opponent pool (default: by game)"
+    )  # fmt: skip
+    history_k: int = Field(0, ge=0, le=256, description="Brilliant Boar: HistoryWrapper slots")
+    shaping: float = Field(0.0, ge=0, le=10, description="The Brain: reward += shaping x the "
+                           "share of the 36 cards played out since the learner's last step")
+    seed: int = Field(0, ge=0)
+    total_timesteps: int = Field(ge=1)
+    n_envs: int = Field(4, ge=1, le=256)
+    vec_env: Literal["dummy", "subproc"] = "dummy"
+    torch_threads: int = Field(1, ge=1, le=256)
+    policy: PolicyConfig = Field(default_factory=PolicyConfig)
+    ppo: PPOConfig = Field(default_factory=PPOConfig)
+    opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
+    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
+    pretrain: PretrainConfig | None = None
+    rllib: RLlibConfig = Field(default_factory=RLlibConfig)
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, v: str) -> str:
+        from braincards.envs import ENVS
+
+        name = v if v in ENVS else f"{v}_v0"
+        if name not in ENVS:
+            raise ValueError(f"unknown game {v!r}; known games: {sorted(ENVS)}")
+        return name
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        from .checkpoint import history_wrapper
+
+        solo = self.env.get("num_players") == 1
+        if self.mode is None:
+            self.mode = "team" if self.game in COOPERATIVE_GAMES or solo else "seat"
+        if self.mode == "seat" and solo:
+            raise ValueError("mode 'seat' needs at least 2 players; a solo game trains in 'team' mode")
+        if self.history_k:
+            history_wrapper(self.game)
+        if self.shaping and self.game not in COOPERATIVE_GAMES:
+            raise ValueError(f"shaping={self.shaping}: only The Brain has a progress measure; "
+                             f"set 0 for {self.game}")  # fmt: skip
+        if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
+            raise ValueError(f"ppo.batch_size={self.ppo.batch_size} is larger than a rollout "
+                             f"(ppo.n_steps * n_envs = {self.ppo.n_steps * self.n_envs})")  # fmt: skip
+        return self
+
+    @property
+    def num_players(self) -> int:
+        from braincards.envs import make
+
+        return len(make(self.game, raw=True, **self.env).possible_agents)
+
+
+def _describe(err: ValidationError, source: str) -> str:
+    lines = []
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "extra_forbidden":
+            parent = _model_at(e["loc"][:-1])
+            allowed = sorted(parent.model_fields) if parent else []
+            msg = f"unknown key; allowed keys here: {allowed}"
+        elif e["type"] == "missing":
+            msg = "required key is missing"
+        got = e.get("input")
+        if e["type"] in ("missing", "extra_forbidden") or isinstance(got, dict):
+            lines.append(f"  {key}: {msg}")
+            continue
+        if isinstance(got, str) and _is_number(got):
+            msg += " (YAML reads 3e-4 as text: write 3.0e-4)"
+        lines.append(f"  {key}: {msg} (got {got!r})")
+    return f"{source}: invalid training config:\n" + "\n".join(lines)
+
+
+def _model_at(loc) -> type[BaseModel] | None:
+    """The config model at a location of a validation error (for listing allowed keys)."""
+    from typing import get_args
+
+    model: type[BaseModel] | None = TrainConfig
+    for part in loc:
+        if isinstance(part, int) or model is None:
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return None
+        candidates = [field.annotation, *get_args(field.annotation)]
+        model = next((c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None)
+    return model
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_train_config(data: Any, source: str = "config") -> TrainConfig:
+    """Validate a mapping as a :class:`TrainConfig` (ConfigError naming every bad key)."""
+    from braincards.envs import make
+
+    from .checkpoint import check_env_options
+
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: a training config is a mapping, got {type(data).__name__}")
+    try:
+        cfg = TrainConfig.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(_describe(err, source)) from None
+    try:  # every env option (name and value) is checked by the env itself
+        check_env_options(cfg.game, cfg.env)
+        make(cfg.game, **cfg.env).close()
+    except (TypeError, ValueError) as err:
+        raise ConfigError(f"{source}: invalid training config:\n  env: {err}") from None
+    return cfg
+
+
+def set_key(data: dict, dotted: str, value: Any) -> None:
+    """``set_key(d, "ppo.learning_rate", 1e-4)``: set a nested key (mappings made as needed)."""
+    parts = dotted.split(".")
+    if not all(parts):
+        raise ConfigError(f"bad key {dotted!r}: expected names separated by dots, e.g. ppo.n_steps")
+    node = data
+    for part in parts[:-1]:
+        nxt = node.setdefault(part, {})
+        if not isinstance(nxt, dict):
+            raise ConfigError(f"cannot set {dotted!r}: {part!r} is not a mapping")
+        node = nxt
+    node[parts[-1]] = value
+
+
+def load_train_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """Read a YAML training config and apply ``overrides`` (dotted keys -> values)."""
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"training config {path} does not exist")
+    try:
+        data = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as err:
+        raise ConfigError(f"training config {path} is not valid YAML: {err}") from None
+    data = {} if data is None else data
+    if isinstance(data, dict):
+        for key, value in (overrides or {}).items():
+            set_key(data, key, value)
+    return parse_train_config(data, str(path))
+
+
+def config_dict(cfg: TrainConfig) -> dict:
+    """The fully resolved config as plain JSON-safe data (defaults filled in)."""
+    return cfg.model_dump(mode="json")

@@ -1,0 +1,92 @@
+"""Behaviour cloning before PPO: the learner first imitates a teacher policy.
+
+Sparse, end-of-game rewards make self-play slow to start on The Brain (a random team plays
+out about 9 of 36 cards and never wins). With ``pretrain`` in the config, the trainer first
+records games in which ``teacher`` (any policy spec: ``heuristic``, a checkpoint, ...) plays
+the learner's seats - the same :class:`~braincards.training.learner_env.LearnerEnv` the
+learner will train in, so the same seats, opponents and observations - and fits the policy
+head to the teacher's actions (masked cross-entropy) and the value head to the discounted
+returns of those games (mean squared error). PPO then starts from there.
+
+Games are recorded and fitted in chunks (``chunk_games`` at a time), so memory stays small
+whatever ``games`` is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .learner_env import LearnerEnv
+from .policies import make_policy
+
+
+def record_games(env: LearnerEnv, teachers: list, games: int, gamma: float,
+                 rng: np.random.Generator) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """Play ``games`` games with ``teachers[seat]`` at the learner's seats; returns the
+    learner's observations, masks, the teacher's actions and the discounted returns."""
+    obs_l, mask_l, act_l, ret_l = [], [], [], []
+    base = env.raw.layout.size
+    for _ in range(games):
+        obs, _ = env.reset(seed=int(rng.integers(2**31)))
+        for i, t in enumerate(teachers):
+            t.reset(seed=int(rng.integers(2**31)) + i)
+        rewards = []
+        while True:
+            seat = env.agents.index(env.raw.agent_selection if env.mode == "team" else env.learner)
+            mask = env.action_masks()
+            size = getattr(teachers[seat], "observation_size", base)
+            action = teachers[seat].act({"observation": obs[:size], "action_mask": mask.astype(np.int8)},
+                                        env.agents[seat])  # fmt: skip
+            obs_l.append(obs.copy())
+            mask_l.append(mask.copy())
+            act_l.append(action)
+            obs, reward, term, trunc, _ = env.step(action)
+            rewards.append(reward)
+            if term or trunc:
+                break
+        g, rets = 0.0, []
+        for r in reversed(rewards):
+            g = r + gamma * g
+            rets.append(g)
+        ret_l.extend(reversed(rets))
+    return (np.asarray(obs_l, np.float32), np.asarray(mask_l, bool), np.asarray(act_l, np.int64),
+            np.asarray(ret_l, np.float32))  # fmt: skip
+
+
+def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
+    """Behaviour-clone ``cfg.pretrain.teacher`` into ``model.policy`` (see the module
+    docstring); returns the final chunk's action agreement and value loss."""
+    import torch
+
+    p = cfg.pretrain
+    rng = np.random.default_rng([cfg.seed, 7])
+    teachers = [make_policy(p.teacher, cfg.game, cfg.env) for _ in env.agents]
+    policy = model.policy
+    opt = torch.optim.Adam(policy.parameters(), lr=p.learning_rate)
+    done, stats = 0, {}
+    while done < p.games:
+        n = min(p.chunk_games, p.games - done)
+        obs, masks, actions, returns = record_games(env, teachers, n, cfg.ppo.gamma, rng)
+        done += n
+        obs_t, masks_t = torch.as_tensor(obs), torch.as_tensor(masks)
+        act_t, ret_t = torch.as_tensor(actions), torch.as_tensor(returns)
+        policy.set_training_mode(True)
+        for _ in range(p.epochs):
+            order = torch.as_tensor(rng.permutation(len(obs)))
+            for start in range(0, len(obs), p.batch_size):
+                idx = order[start : start + p.batch_size]
+                values, log_prob, _ = policy.evaluate_actions(obs_t[idx], act_t[idx], action_masks=masks_t[idx])
+                loss = -log_prob.mean() + p.value_coef * torch.mean((values.flatten() - ret_t[idx]) ** 2)
+                opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+                opt.step()
+        policy.set_training_mode(False)
+        with torch.no_grad():
+            dist = policy.get_distribution(obs_t, action_masks=masks)
+            agree = float((dist.distribution.probs.argmax(-1) == act_t).float().mean())
+            values = policy.predict_values(obs_t).flatten()
+            vloss = float(torch.mean((values - ret_t) ** 2))
+        stats = {"games": done, "samples": len(obs), "agreement": round(agree, 4), "value_mse": round(vloss, 4)}
+        log(f"pretrain: {done}/{p.games} teacher games, action agreement {agree:.3f}, value mse {vloss:.4f}")
+    return stats

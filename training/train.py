@@ -1,0 +1,435 @@
+"""``braincards train``: fit a policy with sb3-contrib's MaskablePPO, from a YAML config.
+
+Read top to bottom:
+
+1. the config (:mod:`braincards.training.config`) names the game, env, hyperparameters,
+   opponent pool and evaluation schedule;
+2. ``n_envs`` copies of :class:`~braincards.training.learner_env.LearnerEnv` (team mode for
+   The Brain: one shared policy plays every seat; seat mode for the competitive games: the
+   learner's seat is drawn each episode and the opponent pool plays the others);
+3. MaskablePPO learns; a callback keeps the rolling win rate, adds frozen snapshots of the
+   learner to the opponent pool on the schedule, and evaluates the learner through
+   :func:`~braincards.training.evaluate.evaluate` every ``evaluation.every`` timesteps;
+4. ``best`` (highest primary evaluation score) and ``last`` checkpoints (the safe format,
+   evaluation results in their metadata; ``last`` also holds the optimizer so that
+   ``--resume`` continues exactly), TensorBoard logs under ``tb/``, ``evaluations.json`` and
+   ``learning_curve.png``.
+
+Torch runs one thread per process by default (``torch_threads``): small-batch PPO on a
+2-core machine is several times slower with torch's default thread count.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .checkpoint import (
+    CheckpointError,
+    check_fits,
+    load_optimizer_state,
+    policy_spec,
+    read_checkpoint,
+    save_checkpoint,
+)
+from .config import TrainConfig, config_dict
+from .evaluate import evaluate
+from .learner_env import LearnerEnv, OpponentPool
+from .policies import CheckpointPolicy, set_torch_threads
+from .stats import fmt_interval
+
+
+# ---------------------------------------------------------------------------- envs
+def make_learner_env(cfg_json: dict, index: int) -> LearnerEnv:
+    """Env ``index`` of a run (module-level, so SubprocVecEnv can pickle it)."""
+    from .config import TrainConfig
+
+    cfg = TrainConfig.model_validate(cfg_json)
+    set_torch_threads(cfg.torch_threads)
+    pool = None
+    if cfg.mode == "seat":
+        pool = OpponentPool(cfg.game, cfg.env, [(s.source, s.weight) for s in cfg.opponents.pool],
+                            max_snapshots=cfg.opponents.max_snapshots,
+                            deterministic=cfg.opponents.deterministic)  # fmt: skip
+    return LearnerEnv(cfg.game, cfg.env, mode=cfg.mode, pool=pool, history_k=cfg.history_k,
+                      shaping=cfg.shaping)  # fmt: skip
+
+
+def make_vec_env(cfg: TrainConfig):
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    fns = [functools.partial(make_learner_env, config_dict(cfg), i) for i in range(cfg.n_envs)]
+    if cfg.vec_env == "subproc":
+        venv = SubprocVecEnv(fns, start_method="fork" if sys.platform != "win32" else "spawn")
+    else:
+        venv = DummyVecEnv(fns)
+    venv = TimedVecEnv(venv)
+    return VecMonitor(venv, info_keywords=("win",))
+
+
+def _timed_vec_env_class():
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class _TimedVecEnv(VecEnvWrapper):
+        """Counts the seconds spent inside the envs (steps and resets, opponents' moves
+        included) to report the env's share of the wall time."""
+
+        def __init__(self, venv):
+            super().__init__(venv)
+            self.env_seconds = 0.0
+
+        def reset(self):
+            t = time.perf_counter()
+            out = self.venv.reset()
+            self.env_seconds += time.perf_counter() - t
+            return out
+
+        def step_wait(self):
+            t = time.perf_counter()
+            out = self.venv.step_wait()
+            self.env_seconds += time.perf_counter() - t
+            return out
+
+        def step_async(self, actions):
+            t = time.perf_counter()
+            self.venv.step_async(actions)
+            self.env_seconds += time.perf_counter() - t
+
+    return _TimedVecEnv
+
+
+def TimedVecEnv(venv):  # noqa: N802 - a class built lazily (SB3 is imported only when training)
+    return _timed_vec_env_class()(venv)
+
+
+# ---------------------------------------------------------------------------- model
+def build_model(cfg: TrainConfig, venv, tensorboard_dir: str | None):
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+
+    p = cfg.ppo
+    arch = list(cfg.policy.net_arch)
+    return MaskablePPO(
+        "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
+        batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
+        policy_kwargs={"net_arch": {"pi": arch, "vf": list(arch)},
+                       "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.policy.activation]},
+        tensorboard_log=tensorboard_dir, seed=cfg.seed, device="cpu", verbose=0,
+    )  # fmt: skip
+
+
+def learner_metadata(model, cfg: TrainConfig) -> dict:
+    """The metadata a :class:`CheckpointPolicy` needs to seat the model being trained."""
+    return {"policy": policy_spec(model.policy), "history_k": cfg.history_k,
+            "observation_shape": list(model.observation_space.shape),
+            "action_n": int(model.action_space.n)}  # fmt: skip
+
+
+def learner_policy(model, cfg: TrainConfig, name: str = "learner") -> CheckpointPolicy:
+    """The model being trained, seated as a deterministic policy (no copy)."""
+    return CheckpointPolicy(model.policy, learner_metadata(model, cfg), deterministic=True, name=name)
+
+
+def resume(model, cfg: TrainConfig, path: str) -> int:
+    """Load a checkpoint's weights and optimizer into ``model``; returns its timesteps."""
+    meta, tensors, opt = read_checkpoint(path, optimizer=True)
+    check_fits(meta, cfg.game, cfg.env, where=f"--resume {path}")
+    if meta.get("history_k", 0) != cfg.history_k:
+        raise CheckpointError(f"--resume {path}: trained with history_k={meta.get('history_k', 0)}, "
+                              f"the config has history_k={cfg.history_k}")  # fmt: skip
+    want = policy_spec(model.policy)
+    if meta["policy"] != want:
+        raise CheckpointError(f"--resume {path}: its network {meta['policy']} differs from the "
+                              f"config's {want}")  # fmt: skip
+    model.policy.load_state_dict(tensors)
+    if opt is not None:
+        load_optimizer_state(model.policy.optimizer, opt, f"--resume {path}")
+    model.num_timesteps = int(meta.get("timesteps", 0))
+    return model.num_timesteps
+
+
+# ---------------------------------------------------------------------------- evaluation
+def evaluation_tables(cfg: TrainConfig) -> list[tuple[str, list]]:
+    """(name, seats) of every evaluation: the learner is ``"learner"`` in the seat lists."""
+    n = cfg.num_players
+    if cfg.mode == "team":
+        tables = [("team" if n > 1 else "solo", ["learner"] * n)]
+        if n > 1:
+            tables += [(f"with {p}", ["learner"] + [p] * (n - 1)) for p in cfg.evaluation.partners]
+        return tables
+    return [(f"vs {o}", ["learner"] + [o] * (n - 1)) for o in cfg.evaluation.opponents]
+
+
+def run_evaluation(policy, cfg: TrainConfig, games: int | None = None) -> dict:
+    """Evaluate ``policy`` at every table of :func:`evaluation_tables`; returns
+    ``{table: {"win_rate", "mean_score", "games"}}`` (team rates for cooperative games,
+    the learner's seat-games otherwise) and the primary score under ``"primary"``."""
+    out: dict = {}
+    for name, seats in evaluation_tables(cfg):
+        seated = [policy if s == "learner" else s for s in seats]
+        r = evaluate(cfg.game, cfg.env, seats=seated, games=games or cfg.evaluation.games,
+                     seed=cfg.evaluation.seed, progress=False)  # fmt: skip
+        if "team" in r:
+            out[name] = {"win_rate": r["team"]["win_rate"], "mean_score": r["team"]["mean_score"],
+                         "games": r["games"]}  # fmt: skip
+        else:  # the learner's own seat-games (competitive games, solo Brilliant Boar)
+            d = r["policies"][policy.name]
+            out[name] = {"win_rate": d["win_rate"], "mean_score": d["mean_score"], "games": r["games"]}
+    first = next(iter(out.values()))
+    out["primary"] = first["win_rate"]["value"] + 1e-3 * first["mean_score"]["value"]
+    return out
+
+
+def baseline_evaluation(cfg: TrainConfig) -> dict:
+    """The same evaluation with the game's heuristic in the learner's seats (reference)."""
+    from .policies import make_policy
+
+    heuristic = make_policy("heuristic", cfg.game, cfg.env)
+    heuristic.name = "heuristic (in the learner's seats)"
+    return run_evaluation(heuristic, cfg)
+
+
+# ---------------------------------------------------------------------------- callback
+def _callback_class():
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class TrainerCallback(BaseCallback):
+        """Rolling win rate, snapshot schedule, periodic evaluation and checkpoints."""
+
+        def __init__(self, trainer):
+            super().__init__()
+            self.t = trainer
+            self.window: list[bool] = []
+            self.next_eval = trainer.start_timesteps + trainer.cfg.evaluation.every
+            self.next_snapshot = None
+            every = trainer.cfg.opponents.snapshot_every
+            if every:
+                self.next_snapshot = trainer.start_timesteps + every
+
+        def _on_step(self) -> bool:
+            cfg = self.t.cfg
+            for info in self.locals.get("infos", []):
+                if "win" in info:
+                    self.window.append(bool(info["win"]))
+            del self.window[: -cfg.opponents.snapshot_window]
+            if self.window:
+                self.logger.record("rollout/win_rate", float(np.mean(self.window)))
+            ts = self.num_timesteps
+            if cfg.mode == "seat":
+                due = self.next_snapshot is not None and ts >= self.next_snapshot
+                rate = cfg.opponents.snapshot_win_rate
+                full = len(self.window) >= cfg.opponents.snapshot_window
+                if due or (rate is not None and full and np.mean(self.window) >= rate):
+                    self.t.add_snapshot()
+                    self.window.clear()
+                    if self.next_snapshot is not None:
+                        self.next_snapshot = ts + cfg.opponents.snapshot_every
+            return True
+
+        def _on_rollout_start(self) -> None:
+            # evaluate here, after the previous rollout's update, so that a checkpoint saved
+            # at N timesteps holds the weights trained on those N timesteps
+            if self.num_timesteps >= self.next_eval:
+                self.t.evaluate_and_save(self.logger)
+                self.next_eval = self.num_timesteps + self.t.cfg.evaluation.every
+
+    return TrainerCallback
+
+
+# ---------------------------------------------------------------------------- trainer
+class Trainer:
+    """One training run: ``Trainer(cfg, out_dir).run()``."""
+
+    def __init__(self, cfg: TrainConfig, out_dir: str | Path, *, resume_from: str | None = None,
+                 progress: bool = True, log=None):  # fmt: skip
+        self.cfg, self.out = cfg, Path(out_dir)
+        self.resume_from, self.progress = resume_from, progress
+        self.log = log or functools.partial(print, flush=True)
+        self.history: list[dict] = []
+        self.best_score = -np.inf
+        self.snapshots = 0
+        self.start_timesteps = 0
+
+    def run(self) -> dict:
+        cfg = self.cfg
+        set_torch_threads(cfg.torch_threads)
+        self.out.mkdir(parents=True, exist_ok=True)
+        (self.out / "config.json").write_text(json.dumps(config_dict(cfg), indent=2) + "\n")
+        self.venv = make_vec_env(cfg)
+        self.model = build_model(cfg, self.venv, str(self.out / "tb"))
+        if self.resume_from:
+            self.start_timesteps = resume(self.model, cfg, self.resume_from)
+            self.log(f"resumed from {self.resume_from} at {self.start_timesteps} timesteps")
+        remaining = cfg.total_timesteps - self.start_timesteps
+        if remaining <= 0:
+            raise ValueError(f"nothing to train: the checkpoint has {self.start_timesteps} timesteps, "
+                             f"total_timesteps is {cfg.total_timesteps}")  # fmt: skip
+        self.log(f"training {cfg.game} {cfg.env} ({cfg.mode} mode) for {remaining} timesteps, "
+                 f"{cfg.n_envs} envs, seed {cfg.seed}, torch threads {cfg.torch_threads} -> {self.out}")  # fmt: skip
+        self.baseline = baseline_evaluation(cfg)
+        self.pretrained = None
+        if cfg.pretrain is not None and not self.resume_from:
+            from .pretrain import pretrain
+
+            t = time.perf_counter()
+            self.pretrained = pretrain(self.model, cfg, make_learner_env(config_dict(cfg), 0), self.log)
+            self.pretrained["seconds"] = round(time.perf_counter() - t, 1)
+            self.evaluate_and_save(None)  # the learning curve starts from the cloned teacher
+        t0 = time.perf_counter()
+        self.model.learn(remaining, callback=_callback_class()(self),
+                         reset_num_timesteps=self.resume_from is None,
+                         progress_bar=self.progress, tb_log_name="ppo")  # fmt: skip
+        self.wall = time.perf_counter() - t0
+        steps = self.model.num_timesteps - self.start_timesteps
+        self.speed = {"timesteps": steps, "wall_seconds": round(self.wall, 2),
+                      "steps_per_second": round(steps / self.wall, 1),
+                      "env_share": round(self.venv.venv.env_seconds / self.wall, 3)}  # fmt: skip
+        self.evaluate_and_save(None)  # after the last update
+        self.venv.close()
+        (self.out / "evaluations.json").write_text(json.dumps(
+            {"baseline": self.baseline, "pretrain": self.pretrained, "history": self.history,
+             "speed": self.speed}, indent=2) + "\n")  # fmt: skip
+        plot_learning_curve(self.history, self.baseline, self.out / "learning_curve.png",
+                            f"{cfg.game} {cfg.env}")  # fmt: skip
+        summary = {"out": str(self.out), "best": self.best, "last": self.history[-1],
+                   "baseline": self.baseline, "speed": self.speed}  # fmt: skip
+        self.log(format_summary(summary))
+        return summary
+
+    def add_snapshot(self) -> None:
+        self.snapshots += 1
+        label = f"snapshot@{self.model.num_timesteps}"
+        meta = learner_metadata(self.model, self.cfg)
+        tensors = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
+        self.venv.env_method("add_snapshot", label, meta, tensors)
+
+    def evaluate_and_save(self, logger) -> None:
+        ts = self.model.num_timesteps
+        result = run_evaluation(learner_policy(self.model, self.cfg), self.cfg)
+        entry = {"timesteps": ts, **result}
+        self.history.append(entry)
+        for name, d in result.items():
+            if name != "primary" and logger is not None:
+                logger.record(f"eval/{name.replace(' ', '_')}_win_rate", d["win_rate"]["value"])
+        meta_kwargs = {"game": self.cfg.game, "config": self.cfg.env, "seed": self.cfg.seed,
+                       "evaluation": entry, "training": config_dict(self.cfg),
+                       "history_k": self.cfg.history_k}  # fmt: skip
+        save_checkpoint(self.model, self.out / "last", optimizer=True, **meta_kwargs)
+        if result["primary"] > self.best_score:
+            self.best_score = result["primary"]
+            self.best = entry
+            save_checkpoint(self.model, self.out / "best", **meta_kwargs)
+        self.log(f"[{ts} timesteps] " + ", ".join(
+            f"{k} {fmt_interval(v['win_rate'])} (score {v['mean_score']['value']:.1f})"
+            for k, v in result.items() if k != "primary"))  # fmt: skip
+
+
+def format_summary(summary: dict) -> str:
+    lines = [f"\nresults ({summary['out']}):", "| evaluation | learner (best) | learner (last) | heuristic |",
+             "|---|---|---|---|"]  # fmt: skip
+    for name, d in summary["best"].items():
+        if name in ("timesteps", "primary"):
+            continue
+        base = summary["baseline"].get(name)
+        lines.append(f"| {name} | {fmt_interval(d['win_rate'])} | "
+                     f"{fmt_interval(summary['last'][name]['win_rate'])} | "
+                     f"{fmt_interval(base['win_rate']) if base else '-'} |")  # fmt: skip
+    s = summary["speed"]
+    lines.append(f"best at {summary['best']['timesteps']} timesteps; {s['timesteps']} timesteps in "
+                 f"{s['wall_seconds']:.0f} s = {s['steps_per_second']:.0f} steps/s, env share "
+                 f"{100 * s['env_share']:.0f}%")  # fmt: skip
+    return "\n".join(lines)
+
+
+def plot_learning_curve(history: list[dict], baseline: dict, path: Path, title: str) -> None:
+    """Win rate (95% CI band) per evaluation table against timesteps; the heuristic's rate
+    at the same tables as dashed lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
+    names = [k for k in history[0] if k not in ("timesteps", "primary")]
+    xs = [h["timesteps"] for h in history]
+    for i, name in enumerate(names):
+        color = f"C{i}"
+        v = [h[name]["win_rate"]["value"] for h in history]
+        lo = [h[name]["win_rate"]["lo"] for h in history]
+        hi = [h[name]["win_rate"]["hi"] for h in history]
+        ax.plot(xs, v, marker="o", color=color, label=f"learner {name}")
+        ax.fill_between(xs, lo, hi, color=color, alpha=0.2)
+        if name in baseline:
+            ax.axhline(baseline[name]["win_rate"]["value"], color=color, ls="--", lw=1,
+                       label=f"heuristic {name}")  # fmt: skip
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("timesteps (learner decisions)")
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def train(cfg: TrainConfig, out_dir: str | Path, *, resume_from: str | None = None,
+          progress: bool = True, log=None) -> dict:  # fmt: skip
+    """Run one training (see the module docstring); returns the summary dict."""
+    return Trainer(cfg, out_dir, resume_from=resume_from, progress=progress, log=log).run()
+
+
+# ---------------------------------------------------------------------------- CLI
+def add_train_command(sub) -> None:
+    tr = sub.add_parser("train", help="train a policy from a YAML config (MaskablePPO, or RLlib)",
+                        description="Train a policy from a YAML training config (see the README).")  # fmt: skip
+    tr.add_argument("config", metavar="CONFIG.yaml", help="training config, e.g. configs/the_brain/train_3p.yaml")
+    tr.add_argument("--timesteps", type=int, default=None, help="override total_timesteps")
+    tr.add_argument("--seed", type=int, default=None, help="override seed")
+    tr.add_argument("--out", default=None, metavar="DIR", help="output folder (default: runs/<config>-seed<S>)")
+    tr.add_argument("--resume", default=None, metavar="CKPT", help="continue from a checkpoint (e.g. DIR/last)")
+    tr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config key (dotted, value parsed as YAML), e.g. ppo.n_epochs=8")  # fmt: skip
+    tr.add_argument("--torch-threads", type=int, default=None, help="torch threads per process (default 1)")
+    tr.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+                    help="sb3: MaskablePPO on this machine (default); rllib: Ray RLlib (braincards[rllib])")  # fmt: skip
+    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    tr.set_defaults(func=cmd_train)
+
+
+def cmd_train(args) -> int:
+    import yaml
+
+    from .config import load_train_config
+
+    overrides = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set {item!r}: expected KEY=VALUE, e.g. ppo.learning_rate=1.0e-4")
+        try:
+            overrides[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError as err:
+            raise ValueError(f"--set {item!r}: bad value: {err}") from None
+    for key, value in (("total_timesteps", args.timesteps), ("seed", args.seed),
+                       ("torch_threads", args.torch_threads)):  # fmt: skip
+        if value is not None:
+            overrides[key] = value
+    cfg = load_train_config(args.config, overrides)
+    out = args.out or str(Path("runs") / f"{Path(args.config).stem}-seed{cfg.seed}")
+    if args.backend == "rllib":
+        try:
+            from .rllib.train import train_rllib
+        except ImportError as err:
+            raise ValueError(f"--backend rllib needs Ray RLlib: pip install 'braincards[rllib]' ({err})") from None
+        train_rllib(cfg, out, resume_from=args.resume, progress=not args.quiet)
+        return 0
+    train(cfg, out, resume_from=args.resume, progress=not args.quiet and sys.stderr.isatty())
+    return 0
