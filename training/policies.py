@@ -43,6 +43,8 @@ from .checkpoint import (  # noqa: F401 - re-exported: the checkpoint API predat
 BUILTIN_SPECS: dict[str, str] = {
     "random": "braincards.training.policies:_random_spec",
     "heuristic": "braincards.training.heuristics:make_heuristic",
+    "greedy": "braincards.training.heuristics.the_brain_greedy:make_greedy",  # The Brain
+    "pimc": "braincards.training.search.the_brain:make_pimc",  # The Brain
 }
 
 

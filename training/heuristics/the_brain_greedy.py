@@ -1,0 +1,246 @@
+"""A one-ply look-ahead The Brain player (spec ``greedy``) that reads only its observation.
+
+At a ``play`` decision it enumerates every whole turn it could play with the cards it holds
+(hand and domain): the card, then the cover / take back target, the extra card or the
+donated card, exactly as the rules resolve them (``braincards.training.search.the_brain.
+turns``). Each turn is scored by the table it leaves:
+
+* the display: a turn that reaches the loss limit scores far below any other (so the limit
+  is reached only when every turn reaches it), then ``PRESSURE / (limit - stacks)``;
+* the tops: a top that no live remove card can clear any more is a stack for good;
+* the cards still held, each at a rough value: a remove card by the stacks it would clear
+  now, a cover or a take back as a safety valve, a donate or extra_card card as a stack it
+  will add; and a cost per held card (every one of them must still be played).
+
+A donation goes to the seat holding the fewest cards (hand + domain; the nearest seat on a
+tie). The decisions inside a turn (cover / take back target, extra card, donated card)
+replay the same search from the table before the play, so they finish the best turn. It
+always draws (optional draw rule) and always looks through the discard pile (discard_peek).
+
+"Live" removers are read from the observation as in :mod:`.the_brain`: with
+memory="perfect" covered cards and the discard pile are known; with memory="none" a covered
+card is stood in for by an unseen card with the same visible symbol.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from braincards.envs.the_brain import rules
+from braincards.envs.the_brain.cards import (
+    COLOR_OF,
+    COVER,
+    DONATE,
+    EXTRA_CARD,
+    NUM_CARDS,
+    OBJECT_OF,
+    REMOVE_OBJECT,
+    SYMBOL_OF,
+    TAKE_BACK,
+    VISIBLE_SYMBOL_OF,
+)
+
+from ..policies import legal_actions
+from .the_brain import REMOVER_OF_COLOR, REMOVER_OF_OBJECT
+
+
+class TheBrainGreedy:
+    """One-ply look-ahead over whole turns (see the module docstring). Deterministic."""
+
+    name = "greedy"
+
+    LOSS = -1e6
+    PRESSURE = 6.0  # cost of the display: PRESSURE / (limit - stacks)
+    PRESSURE_EXP = 1.0
+    DEAD_TOP = 1.5  # a top no live remove card can clear
+    HALF_DEAD_TOP = 0.3  # a top only one live remove card can clear
+    HELD = 0.6  # every card still held must be played later
+    REMOVE_BASE = 0.6  # a remove card held: a later chance to shrink the display
+    REMOVE_PER_TOP = 0.6  # ... per top it would clear now
+    COVER_HELD = 0.8  # a cover held
+    TAKE_BACK_HELD = 0.2
+    PLUS_HELD = -0.3  # a donate / extra_card held: a stack it will add
+
+    def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None):
+        missing = [k for k in ("decision", "own_hand", "domains", "display_top", "hand_sizes",
+                               "display_covered_symbols", "stacks", "limit") if k not in layout]  # fmt: skip
+        if missing:
+            raise ValueError(f"TheBrainGreedy needs observation pieces {missing}")
+        self.layout = layout
+        self.config = dict(config or {})
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    # ------------------------------------------------------------------ reading
+    def _read(self, obs: np.ndarray):
+        lay = self.layout
+
+        def piece(name):
+            p = lay[name]
+            return obs[p["start"] : p["stop"]]
+
+        def ids(name):
+            return [int(i) for i in np.flatnonzero(piece(name) > 0.5)]
+
+        from braincards.training.search.the_brain import BIT, SHIFT, mask_of
+
+        num_players = int(np.argmax(piece("num_players"))) + 1
+        n = 2 if num_players == 1 else num_players
+        domains = piece("domains").reshape(-1, NUM_CARDS)
+        doms = [[int(i) for i in np.flatnonzero(domains[k] > 0.5)] for k in range(n)]
+        hand = ids("own_hand")
+        sizes = np.rint(piece("hand_sizes") * NUM_CARDS).astype(int)
+        held_by = [int(sizes[k]) + len(doms[k]) for k in range(n)]
+        tops = ids("display_top")
+        seen = set(hand).union(*map(set, doms)).union(tops)
+        seen.update(ids("discard_top"))
+        if "discard_pile" in lay:
+            seen.update(ids("discard_pile"))
+        if "peeked_cards" in lay:
+            seen.update(ids("peeked_cards"))
+        covered = {}
+        if "display_covered_cards" in lay:
+            cov = piece("display_covered_cards").reshape(NUM_CARDS, NUM_CARDS)
+            for t in tops:
+                covered[t] = [int(i) for i in np.flatnonzero(cov[t] > 0.5)]
+                seen.update(covered[t])
+        else:  # stand-ins with the visible symbols
+            sym = np.rint(piece("display_covered_symbols").reshape(NUM_CARDS, -1) * 6).astype(int)
+            spare = [c for c in range(NUM_CARDS) if c not in seen]
+            for t in tops:
+                covered[t] = []
+                for symbol, k in enumerate(sym[t]):
+                    for _ in range(int(k)):
+                        c = next((c for c in spare if VISIBLE_SYMBOL_OF[c] == symbol), None)
+                        if c is not None:
+                            spare.remove(c)
+                            covered[t].append(c)
+        gone = set(tops)
+        for t in tops:
+            gone.update(covered[t])
+        gone.update(ids("discard_top"))
+        if "discard_pile" in lay:
+            gone.update(ids("discard_pile"))
+        if "peeked_cards" in lay:
+            gone.update(ids("peeked_cards"))
+        disp = {t: (t << SHIFT) | BIT[t] | mask_of(covered[t]) for t in tops}
+        res = ids("resolving")
+        don = ids("donating")
+        return {
+            "decision": int(np.argmax(piece("decision"))),
+            "n": n,
+            "own": mask_of(hand) | mask_of(doms[0]),
+            "held_by": held_by,
+            "disp": disp,
+            "gone_mask": mask_of(gone),
+            "limit": round(float(piece("limit")[0]) * NUM_CARDS),
+            "resolving": res[0] if res else -1,
+            "donating": don[0] if don else -1,
+        }
+
+    # ------------------------------------------------------------------ scoring
+    def _value(self, v: dict, own: int, disp: tuple, gone_extra: int) -> float:
+        from braincards.training.search.the_brain import FULL, MATCH, SHIFT, cards_of
+
+        k = len(disp)
+        limit = v["limit"]
+        if k >= limit:
+            return self.LOSS - k
+        value = -self.PRESSURE / (limit - k) ** self.PRESSURE_EXP
+        gone_mask = v["gone_mask"] | gone_extra
+        for s in disp:
+            gone_mask |= s & FULL
+        gone = set(cards_of(gone_mask & ~own))
+        tops = [s >> SHIFT for s in disp]
+        for t in tops:
+            live = sum(1 for r in (REMOVER_OF_OBJECT[OBJECT_OF[t]], REMOVER_OF_COLOR[COLOR_OF[t]])
+                       if r not in gone)  # fmt: skip
+            if live == 0:
+                value -= self.DEAD_TOP
+            elif live == 1:
+                value -= self.HALF_DEAD_TOP
+        for c in cards_of(own):
+            sym = SYMBOL_OF[c]
+            value -= self.HELD
+            if sym >= REMOVE_OBJECT:
+                value += self.REMOVE_BASE + self.REMOVE_PER_TOP * sum(1 for t in tops if MATCH[c] >> t & 1)
+            elif sym == COVER:
+                value += self.COVER_HELD
+            elif sym == TAKE_BACK:
+                value += self.TAKE_BACK_HELD
+            elif sym in (DONATE, EXTRA_CARD):
+                value += self.PLUS_HELD
+        return value
+
+    def _best_turn(self, v: dict, own: int, disp: tuple, first: int | None = None) -> tuple:
+        """The best whole turn from (own holdings, display) as its rules actions."""
+        from braincards.training.search.the_brain import FULL, turns
+
+        n = v["n"]
+        # donations go to the seat holding the fewest cards, the nearest on a tie
+        target = min(range(1, n), key=lambda k: (v["held_by"][k], k)) if n > 1 else 1
+        hold = (own,) + (0,) * (n - 1)
+        best, best_key = None, None
+        for actions, h2, d2 in turns(0, hold, disp, n):
+            if first is not None and actions[0] != first:
+                continue
+            played = 0
+            if SYMBOL_OF[actions[0]] == DONATE and len(actions) == 3 and actions[2] != rules.SEAT_ACTION + target - 1:
+                continue
+            for s in disp:
+                if s not in d2:
+                    played |= s
+            key = (self._value(v, h2[0], d2, played & FULL),
+                   tuple(-a for a in actions))  # fmt: skip
+            if best_key is None or key > best_key:
+                best, best_key = actions, key
+        return best
+
+    # ------------------------------------------------------------------ decisions
+    def act(self, observation: dict, agent: str | None = None) -> int:
+        legal = [int(a) for a in legal_actions(observation)]
+        if len(legal) == 1:
+            return legal[0]
+        v = self._read(np.asarray(observation["observation"]))
+        d = v["decision"]
+        if d == rules.DRAW:
+            return rules.DRAW_YES if rules.DRAW_YES in legal else legal[0]
+        if d == rules.PEEK:
+            return rules.PEEK_YES if rules.PEEK_YES in legal else legal[0]
+        if d == rules.DONATE_TARGET:
+            n = v["n"]
+            return min(legal, key=lambda a: (v["held_by"][(a - rules.SEAT_ACTION + 1) % n], a))
+        disp = dict(v["disp"])
+        own = v["own"]
+        step = 0
+        first = None
+        if d != rules.PLAY:  # inside a turn: rebuild the table before the play
+            r = v["resolving"]
+            if r < 0 or r not in disp:  # pragma: no cover - the env always shows it
+                return legal[0]
+            from braincards.training.search.the_brain import BIT
+
+            del disp[r]
+            own |= BIT[r]
+            first = r
+            step = 1
+        plan = self._best_turn(v, own, tuple(sorted(disp.values())), first)
+        if plan is None or len(plan) <= step or plan[step] not in legal:
+            return legal[0]
+        return plan[step]
+
+
+def make_greedy(game: str, config: dict | None = None, seed: int | None = None) -> TheBrainGreedy:
+    """Factory for the ``greedy`` spec (``BUILTIN_SPECS``): The Brain only."""
+    from braincards.envs import make
+
+    from ..policies import check_env_options
+
+    if game != "the_brain_v0":
+        raise ValueError(f"the greedy policy plays The Brain only, not {game}")
+    check_env_options(game, dict(config or {}))
+    env = make(game, **dict(config or {}))
+    layout = env.unwrapped.observation_layout()
+    env.close()
+    return TheBrainGreedy(layout, config, seed=seed)

@@ -1,0 +1,685 @@
+"""The Brain: an exact perfect-information solver and the PIMC search partner.
+
+**Solver** (:class:`Solver`, :func:`solve`). With every card known (every hand and the deck
+order; chance is only the draw order, fixed once the deck order is known) The Brain is a
+one-player puzzle: can the team play every card without the display ever reaching the
+limit? The solver answers it exactly by depth-first search over the team's choices, on a
+compact copy of ``envs/the_brain/rules.py``'s state taken at turn boundaries:
+
+* a seat's holdings (hand and domain together: with everything known the difference does
+  not matter) are one 36-bit int per seat;
+* a display stack is one int, ``top << 36 | cards``; the display is the sorted tuple of its
+  stacks (between turns their order changes nothing: cover and take back choose among all
+  stacks, a remove card takes every matching one);
+* the deck is the root's deck; a node only records how many cards are left in it.
+
+A node is a turn start ``(seat, holdings, display, cards left)``; its children are every
+distinct way the seat can play its turn (the card, then the cover / take back target, the
+donated card and seat, or the extra card), each followed by the draw (a choice with
+``draw_rule="optional"``). Loss is checked before win (R-B6). Proven losses (and proven wins)
+go to a transposition table; a node is also a proven loss when a sound lower bound on the
+display at the end of the game (:meth:`Solver.display_bound`) reaches the limit. An
+optional node budget turns an over-long search into ``UNKNOWN`` instead of an answer.
+Decisions inside a turn (a cover target asked for after the play, a pending draw) are
+searched through the rules engine itself until the next turn boundary, so any state the
+env can be in can be solved.
+
+**PIMC** (:class:`PIMCPolicy`, spec ``pimc`` / ``pimc:samples=16,nodes=2000``). At each
+decision with two or more legal actions the policy decodes its observation (only what its
+seat may see), deals the cards it cannot see at random consistently with it (other hands by
+their public sizes, the deck order, and with ``memory="none"`` the covered cards by their
+visible symbols and the discard pile), solves every legal action in every sample and plays
+the action that wins in most samples; ties (and decisions where no action is proven to win)
+go to the greedy heuristic's choice.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from braincards.envs.the_brain import rules
+from braincards.envs.the_brain.cards import (
+    COLOR_OF,
+    COVER,
+    DONATE,
+    EXTRA_CARD,
+    NUM_CARDS,
+    OBJECT_OF,
+    REMOVE_OBJECT,
+    SYMBOL_OF,
+    TAKE_BACK,
+    TARGET_OF,
+    VISIBLE_SYMBOL_OF,
+)
+
+WIN, LOSS, UNKNOWN = 1, -1, 0
+RESULT_NAMES = {WIN: "win", LOSS: "loss", UNKNOWN: "unknown"}
+
+SHIFT = NUM_CARDS
+FULL = (1 << NUM_CARDS) - 1
+BIT = tuple(1 << c for c in range(NUM_CARDS))
+SYM = SYMBOL_OF
+
+
+def _remove_mask(r: int) -> int:
+    """The cards a remove card clears when they are a stack's top (0 for other cards)."""
+    if SYMBOL_OF[r] < REMOVE_OBJECT:
+        return 0
+    of = OBJECT_OF if SYMBOL_OF[r] == REMOVE_OBJECT else COLOR_OF
+    return sum(BIT[c] for c in range(NUM_CARDS) if of[c] == TARGET_OF[r])
+
+
+MATCH = tuple(_remove_mask(c) for c in range(NUM_CARDS))
+TB_MASK = sum(BIT[c] for c in range(NUM_CARDS) if SYM[c] == TAKE_BACK)
+REMOVE_MASK = sum(BIT[c] for c in range(NUM_CARDS) if SYM[c] >= REMOVE_OBJECT)
+PLUS_MASK = sum(BIT[c] for c in range(NUM_CARDS) if SYM[c] in (DONATE, EXTRA_CARD))
+
+
+# move ordering (a team-level version of the greedy heuristic's evaluation; see
+# braincards.training.heuristics.the_brain_greedy): the removers of each card, the value of
+# every held card looked up a byte at a time
+REMOVERS_OF = tuple(sum(BIT[r] for r in range(NUM_CARDS) if MATCH[r] >> c & 1) for c in range(NUM_CARDS))
+_HELD_VALUE = tuple(
+    -1.35 + (0.9 if SYM[c] >= REMOVE_OBJECT else 1.2 if SYM[c] == COVER
+             else 0.2 if SYM[c] == TAKE_BACK else -0.675)
+    for c in range(NUM_CARDS)
+)  # fmt: skip
+_BYTE_VALUE = tuple(
+    tuple(sum(_HELD_VALUE[8 * i + j] for j in range(8) if b >> j & 1 and 8 * i + j < NUM_CARDS)
+          for b in range(256))
+    for i in range(5)
+)  # fmt: skip
+_DEAD = (1.0, 0.09, 0.0)  # a top with 0, 1, 2 live removers
+
+
+def cards_of(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def mask_of(cards) -> int:
+    m = 0
+    for c in cards:
+        m |= BIT[c]
+    return m
+
+
+def stack_int(stack) -> int:
+    """A display stack (bottom -> top card ids) as ``top << 36 | cards``."""
+    return (stack[-1] << SHIFT) | mask_of(stack)
+
+
+# ------------------------------------------------------------------------ one turn
+def turns(seat: int, hold: tuple, disp: tuple, n: int) -> list[tuple]:
+    """Every way ``seat`` can play its turn: ``(actions, holdings, display)`` after the
+    action (before the loss / win check and the draw). ``actions`` are the rules actions of
+    the turn in order (play, then the cover / take back target, the donated card and target
+    seat action, or the extra card). Mirrors ``rules.apply_action`` / ``rules._resolve``."""
+    h = hold[seat]
+    out = []
+    append = out.append
+    x = h
+    while x:
+        low = x & -x
+        x ^= low
+        c = low.bit_length() - 1
+        rest = h ^ low
+        new = (c << SHIFT) | low
+        sym = SYM[c]
+        if sym >= REMOVE_OBJECT:  # every stack whose top matches goes (the played card too)
+            m = MATCH[c]
+            nd = [s for s in disp if not (m >> (s >> SHIFT)) & 1]
+            if not (m >> c) & 1:
+                nd.append(new)
+            nd.sort()
+            hl = list(hold)
+            hl[seat] = rest
+            append(((c,), tuple(hl), tuple(nd)))
+        elif sym == COVER and disp:
+            hl = list(hold)
+            hl[seat] = rest
+            ht = tuple(hl)
+            for i, s in enumerate(disp):
+                nd = list(disp)
+                nd[i] = (c << SHIFT) | (s & FULL) | low
+                nd.sort()
+                append(((c, s >> SHIFT), ht, tuple(nd)))
+        elif sym == TAKE_BACK and any(not s & TB_MASK for s in disp):
+            for i, s in enumerate(disp):
+                if s & TB_MASK:
+                    continue
+                nd = list(disp[:i] + disp[i + 1 :])
+                nd.append(new)
+                nd.sort()
+                hl = list(hold)
+                hl[seat] = rest | (s & FULL)
+                append(((c, s >> SHIFT), tuple(hl), tuple(nd)))
+        elif sym == EXTRA_CARD and rest:
+            y = rest
+            while y:
+                elow = y & -y
+                y ^= elow
+                e = elow.bit_length() - 1
+                nd = list(disp)
+                nd.append(new)
+                nd.append((e << SHIFT) | elow)  # its action is ignored (R-B5)
+                nd.sort()
+                hl = list(hold)
+                hl[seat] = rest ^ elow
+                append(((c, e), tuple(hl), tuple(nd)))
+        elif sym == DONATE and rest:
+            nd = list(disp)
+            nd.append(new)
+            nd.sort()
+            nt = tuple(nd)
+            y = rest
+            while y:
+                dlow = y & -y
+                y ^= dlow
+                d = dlow.bit_length() - 1
+                for k in range(1, n):
+                    hl = list(hold)
+                    hl[seat] = rest ^ dlow
+                    hl[(seat + k) % n] |= dlow
+                    append(((c, d, rules.SEAT_ACTION + k - 1), tuple(hl), nt))
+        else:  # a plain new stack: the action has nothing to act on
+            nd = list(disp)
+            nd.append(new)
+            nd.sort()
+            hl = list(hold)
+            hl[seat] = rest
+            append(((c,), tuple(hl), tuple(nd)))
+    return out
+
+
+class _Exhausted(Exception):
+    """The node budget ran out."""
+
+
+# ------------------------------------------------------------------------ solver
+class Solver:
+    """Exact search over one deal (every hand and the deck order known).
+
+    ``deck`` is the draw order of the root state (``state.deck``); every state solved with
+    this solver must have a suffix of it as its deck (states reached from the root do).
+    ``nodes`` caps the turn nodes expanded per :meth:`solve` call (None: no cap).
+    ``bound=False`` turns the display lower-bound pruning off (for tests and profiling).
+    The transposition tables persist across calls, so solving several children of one
+    state shares their common subtrees.
+    """
+
+    def __init__(self, num_seats: int, limit: int, deck, draw_optional: bool = False,
+                 nodes: int | None = None, bound: bool = True):  # fmt: skip
+        self.n = int(num_seats)
+        self.limit = int(limit)
+        self.deck = tuple(deck)
+        self.optional = bool(draw_optional)
+        self.budget = nodes
+        self.bound = bound
+        self.lost: set = set()
+        self.won: set = set()
+        self.nodes = 0  # turn nodes expanded in the current solve() call
+        self.total_nodes = 0
+        # suffix_mask[r]: the last r cards of the deck, as a mask
+        sm = [0]
+        for c in reversed(self.deck):
+            sm.append(sm[-1] | BIT[c])
+        self.suffix_mask = tuple(sm)
+        self.pressure = tuple(9.0 / (self.limit - k) ** 0.45 if k < self.limit else 1e9
+                              for k in range(NUM_CARDS + 2))  # fmt: skip
+
+    def _score(self, hold: tuple, disp: tuple, rem: int) -> float:
+        """Move ordering: how promising the table after a turn looks (higher first)."""
+        held = 0
+        for h in hold:
+            held |= h
+        alive = held | self.suffix_mask[rem]
+        bv = _BYTE_VALUE
+        v = (bv[0][held & 255] + bv[1][held >> 8 & 255] + bv[2][held >> 16 & 255]
+             + bv[3][held >> 24 & 255] + bv[4][held >> 32] - self.pressure[len(disp)])  # fmt: skip
+        for s in disp:
+            t = s >> SHIFT
+            rs = REMOVERS_OF[t]
+            v -= _DEAD[(rs & alive).bit_count()] - 0.18 * (rs & held).bit_count()
+        return v
+
+    @classmethod
+    def for_state(cls, state: rules.State, nodes: int | None = None, bound: bool = True) -> Solver:
+        return cls(state.num_seats, state.limit, state.deck, state.draw_optional, nodes, bound)
+
+    # -------------------------------------------------------------- bound
+    def display_bound(self, hold: tuple, disp: tuple, rem: int) -> int:
+        """A lower bound on the display's stack count at the end of any won game from here.
+
+        Every card still held or in the deck must be played at least once. Playing a donate
+        or extra_card card (even as an extra card) always adds one stack; cover and take back
+        add 0 or 1; a remove card clearing k stacks adds 1 - k, where k is at most the
+        number of cards of its target object / color still in play. A remove card can be
+        played again only after a take back returns it, and every take_back card still in
+        play takes back at most once (once played it stays in a stack that can never be
+        taken back), so with T take backs left every remove card in play can add its
+        reduction at most T more times. If the bound reaches the limit no win exists."""
+        fut = self.suffix_mask[rem]
+        for h in hold:
+            fut |= h
+        low = len(disp) + (fut & PLUS_MASK).bit_count()
+        if low < self.limit:
+            return low
+        alive = fut
+        for s in disp:
+            alive |= s & FULL
+        red_future = red_all = 0
+        for r in cards_of(alive & REMOVE_MASK):
+            k = (MATCH[r] & alive).bit_count() - 1
+            if k > 0:
+                red_all += k
+                if fut >> r & 1:
+                    red_future += k
+        t = (fut & TB_MASK).bit_count()
+        return low - red_future - t * red_all
+
+    # -------------------------------------------------------------- search
+    def _next(self, seat: int, hold: tuple, disp: tuple, rem: int):
+        """The turn starts after ``seat``'s action: (draw action or None, holdings, rem)."""
+        if rem == 0:
+            return ((None, hold, rem),)
+        card = self.deck[len(self.deck) - rem]
+        hl = list(hold)
+        hl[seat] |= BIT[card]
+        drawn = (rules.DRAW_YES, tuple(hl), rem - 1)
+        if self.optional and any(hold):  # R-B7: a choice unless no seat holds a card
+            return (drawn, (rules.DRAW_NO, hold, rem))
+        return ((None, tuple(hl), rem - 1),)
+
+    def _win(self, seat: int, hold: tuple, disp: tuple, rem: int) -> bool:
+        """Can the team win from the start of ``seat``'s turn?"""
+        key = (seat, hold, disp, rem)
+        if key in self.lost:
+            return False
+        if key in self.won:
+            return True
+        n = self.n
+        nxt = seat + 1 if seat + 1 < n else 0
+        if not hold[seat]:  # R-B4: a seat holding nothing only draws
+            if rem == 0:
+                if not any(hold):
+                    return True
+                return self._win(nxt, hold, disp, rem)
+            result = False
+            for _, h2, r2 in self._next(seat, hold, disp, rem):
+                if self._win(nxt, h2, disp, r2):
+                    result = True
+                    break
+        else:
+            self.nodes += 1
+            if self.budget is not None and self.nodes > self.budget:
+                raise _Exhausted
+            if self.bound and self.display_bound(hold, disp, rem) >= self.limit:
+                self.lost.add(key)
+                return False
+            limit = self.limit
+            score = self._score
+            children = [t for t in turns(seat, hold, disp, n) if len(t[2]) < limit]  # R-B6
+            children.sort(key=lambda t: -score(t[1], t[2], rem))
+            result = False
+            for _, h2, d2 in children:
+                if rem == 0 and not any(h2):
+                    result = True
+                    break
+                for _, h3, r3 in self._next(seat, h2, d2, rem):
+                    if self._win(nxt, h3, d2, r3):
+                        result = True
+                        break
+                if result:
+                    break
+        (self.won if result else self.lost).add(key)
+        return result
+
+    # -------------------------------------------------------------- rules-level
+    def boundary_key(self, state: rules.State) -> tuple:
+        hold = tuple(mask_of(state.hands[s]) | mask_of(state.domains[s]) for s in range(state.num_seats))
+        disp = tuple(sorted(stack_int(st) for st in state.display))
+        return state.seat, hold, disp, len(state.deck)
+
+    def _value(self, state: rules.State) -> bool:
+        phase = state.phase
+        if phase == rules.OVER:
+            return state.outcome == rules.WIN
+        if phase == rules.PLAY or phase == rules.PEEK:  # a turn boundary (a peek changes nothing)
+            return self._win(*self.boundary_key(state))
+        for a in rules.legal_actions(state):  # inside a turn, or a pending draw
+            child = state.copy()
+            rules.apply_action(child, a)
+            if self._value(child):
+                return True
+        return False
+
+    def solve(self, state: rules.State) -> int:
+        """WIN, LOSS or UNKNOWN (node budget exhausted) for ``state`` (any decision)."""
+        if len(state.deck) > len(self.deck) or tuple(state.deck) != self.deck[len(self.deck) - len(state.deck):]:
+            raise ValueError("the state's deck is not a suffix of the solver's deck")
+        self.nodes = 0
+        try:
+            won = self._value(state)
+        except _Exhausted:
+            return UNKNOWN
+        finally:
+            self.total_nodes += self.nodes
+        return WIN if won else LOSS
+
+    def winning_line(self, state: rules.State) -> list[int] | None:
+        """The rules actions of one winning line from ``state`` to the end of the game, or
+        None when the state is lost (or the budget runs out)."""
+        if self.solve(state) != WIN:
+            return None
+        s = state.copy()
+        line = []
+        while s.phase != rules.OVER:
+            for a in rules.legal_actions(s):
+                child = s.copy()
+                rules.apply_action(child, a)
+                if self.solve(child) == WIN:
+                    line.append(a)
+                    s = child
+                    break
+            else:  # pragma: no cover - a proven win always has a winning action
+                raise RuntimeError("solver inconsistency: no winning action from a won state")
+        return line
+
+
+def solve(state: rules.State, nodes: int | None = None, bound: bool = True) -> int:
+    """WIN / LOSS / UNKNOWN for ``state`` with every card known (see :class:`Solver`)."""
+    return Solver.for_state(state, nodes, bound).solve(state)
+
+
+# ------------------------------------------------------------------------ PIMC
+@dataclass
+class _Seen:
+    """What one seat's observation says about the table (seats relative: 0 = observer)."""
+
+    decision: int
+    num_players: int
+    num_seats: int
+    limit: int
+    hand: list
+    domains: list
+    hand_sizes: list
+    stacks: list  # per display stack: [top] + known covered cards (memory="perfect")
+    covered_symbols: dict  # top -> visible-symbol counts of covered cards (memory="none")
+    discard: list  # known discard cards (perfect memory: all of them, in unknown order)
+    discard_size: int
+    discard_top: int
+    deck_size: int
+    resolving: int
+    donating: int
+    peek_available: bool
+    peeked_by: int
+    peeked: list = field(default_factory=list)
+    perfect: bool = True
+    other_hands: list | None = None
+
+
+def decode_observation(obs: np.ndarray, lay: dict) -> _Seen:
+    """Read one The Brain observation vector into the facts PIMC samples from."""
+
+    def piece(name):
+        p = lay[name]
+        return obs[p["start"] : p["stop"]]
+
+    def ids(name):
+        return [int(i) for i in np.flatnonzero(piece(name) > 0.5)]
+
+    def one(name):
+        v = ids(name)
+        return v[0] if v else -1
+
+    num_players = int(np.argmax(piece("num_players"))) + 1
+    n = 2 if num_players == 1 else num_players
+    domains = piece("domains").reshape(-1, NUM_CARDS)
+    perfect = "display_covered_cards" in lay
+    tops = ids("display_top")
+    sym = np.rint(piece("display_covered_symbols").reshape(NUM_CARDS, -1) * 6).astype(int)
+    stacks = []
+    covered_symbols = {}
+    if perfect:
+        cov = piece("display_covered_cards").reshape(NUM_CARDS, NUM_CARDS)
+    for t in tops:
+        if perfect:
+            stacks.append([t] + [int(i) for i in np.flatnonzero(cov[t] > 0.5)])
+        else:
+            stacks.append([t])
+            covered_symbols[t] = [int(k) for k in sym[t]]
+    other_hands = None
+    if "other_hands" in lay:
+        oh = piece("other_hands").reshape(-1, NUM_CARDS)
+        other_hands = [[int(i) for i in np.flatnonzero(oh[k] > 0.5)] for k in range(n - 1)]
+    discard = ids("discard_pile") if "discard_pile" in lay else []
+    top = one("discard_top")
+    peeked_by = -1
+    peek_available = False
+    peeked = []
+    if "peek_available" in lay:
+        peek_available = bool(piece("peek_available")[0] > 0.5)
+        peeked_by = one("peeked_by")
+        peeked = ids("peeked_cards")
+    return _Seen(
+        decision=int(np.argmax(piece("decision"))),
+        num_players=num_players,
+        num_seats=n,
+        limit=round(float(piece("limit")[0]) * NUM_CARDS),
+        hand=ids("own_hand"),
+        domains=[[int(i) for i in np.flatnonzero(domains[k] > 0.5)] for k in range(n)],
+        hand_sizes=[int(x) for x in np.rint(piece("hand_sizes")[:n] * NUM_CARDS)],
+        stacks=stacks,
+        covered_symbols=covered_symbols,
+        discard=discard,
+        discard_size=round(float(piece("discard_size")[0]) * NUM_CARDS),
+        discard_top=top,
+        deck_size=round(float(piece("deck_size")[0]) * NUM_CARDS),
+        resolving=one("resolving"),
+        donating=one("donating"),
+        peek_available=peek_available,
+        peeked_by=peeked_by,
+        peeked=peeked,
+        perfect=perfect,
+        other_hands=other_hands,
+    )
+
+
+def sample_state(seen: _Seen, rng: random.Random, draw_optional: bool = False,
+                 discard_peek: bool = False) -> rules.State:  # fmt: skip
+    """One full table consistent with ``seen``, the observer at seat 0 and to move.
+
+    Known cards stay where the observation shows them; the unseen ones (other hands, the
+    deck, and with memory="none" the covered cards and the discard pile below its top) are
+    dealt at random: covered cards only among the unseen cards with their visible symbol,
+    the rest shuffled into the other hands (by their sizes), the deck, then the discard."""
+    n = seen.num_seats
+    known = set(seen.hand)
+    for d in seen.domains:
+        known.update(d)
+    for st in seen.stacks:
+        known.update(st)
+    known.update(seen.discard)
+    known.update(seen.peeked)
+    if seen.discard_top >= 0:
+        known.add(seen.discard_top)
+    if seen.donating >= 0:
+        known.add(seen.donating)
+    hands = [list(seen.hand)] + [[] for _ in range(n - 1)]
+    if seen.other_hands is not None:
+        for k in range(1, n):
+            hands[k] = list(seen.other_hands[k - 1])
+            known.update(hands[k])
+    pool = [c for c in range(NUM_CARDS) if c not in known]
+    rng.shuffle(pool)
+    stacks = [list(st) for st in seen.stacks]
+    if not seen.perfect:  # covered cards: only their visible symbols are known
+        for i, st in enumerate(stacks):
+            counts = seen.covered_symbols[st[0]]
+            below = []
+            for symbol, k in enumerate(counts):
+                for _ in range(k):
+                    c = next(c for c in pool if VISIBLE_SYMBOL_OF[c] == symbol)
+                    pool.remove(c)
+                    below.append(c)
+            rng.shuffle(below)
+            stacks[i] = [st[0]] + below
+    if seen.other_hands is None:
+        for k in range(1, n):
+            size = seen.hand_sizes[k]
+            hands[k], pool = pool[:size], pool[size:]
+    deck, pool = pool[: seen.deck_size], pool[seen.deck_size :]
+    # the discard pile only grows: what a seat saw when it looked comes first, the top last
+    top = seen.discard_top
+    peeked = sorted(c for c in seen.peeked if c != top)
+    if top in seen.peeked:
+        peeked.append(top)
+    discard = peeked + sorted((set(seen.discard) | set(pool)) - set(peeked) - {top})
+    if top >= 0 and top not in peeked:
+        discard.append(top)
+    # the display: covered cards under their top (bottom -> top); the stack being resolved
+    # (the card just played) is the last one, as in the rules engine
+    display = [st[1:] + [st[0]] for st in stacks]
+    if seen.resolving >= 0:
+        display.sort(key=lambda st: st[-1] == seen.resolving)
+    solo = seen.num_players == 1
+    data = {
+        "num_players": seen.num_players,
+        "limit": seen.limit,
+        "draw_optional": draw_optional,
+        "peek_allowed": discard_peek,
+        "deck": deck,
+        "discard": discard,
+        "peeked": peeked,
+        "hands": [[] for _ in range(n)] if solo else hands,
+        "domains": [list(d) for d in seen.domains],
+        "display": display,
+        "seat": 0,
+        "phase": seen.decision,
+        "resolving": seen.resolving,
+        "donating": seen.donating,
+        "peek_seat": -1 if seen.peeked_by < 0 else seen.peeked_by,
+        "outcome": rules.ONGOING,
+        "turn": 0,
+        "last_player": 0,
+    }
+    if solo and seen.hand:  # solo holds nothing in hands (R-B3); keep what was seen
+        data["domains"][0] = sorted(set(data["domains"][0]) | set(seen.hand))
+    return rules.State.from_dict(data)
+
+
+def parse_spec_params(text: str, allowed: dict) -> dict:
+    """``"samples=16,nodes=2000"`` -> ``{"samples": 16, "nodes": 2000}`` (ints >= 1)."""
+    out = {}
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        if "=" not in item:
+            raise ValueError(f"bad pimc parameter {item!r}: expected NAME=VALUE, e.g. "
+                             f"pimc:samples=16,nodes=2000")  # fmt: skip
+        key, value = (x.strip() for x in item.split("=", 1))
+        if key not in allowed:
+            raise ValueError(f"unknown pimc parameter {key!r}; allowed: {sorted(allowed)}")
+        try:
+            v = int(value)
+        except ValueError:
+            raise ValueError(f"pimc parameter {key}={value!r} must be an integer") from None
+        if v < 1:
+            raise ValueError(f"pimc parameter {key}={v} must be >= 1")
+        out[key] = v
+    return out
+
+
+class PIMCPolicy:
+    """Perfect-information Monte Carlo search partner for The Brain (see the module
+    docstring). Reads only its observation; ``samples`` deals per decision, ``nodes`` the
+    solver's node budget per (deal, action). Reproducible under ``reset(seed)``."""
+
+    DEFAULT_SAMPLES = 8
+    DEFAULT_NODES = 300
+
+    def __init__(self, layout: dict, config: dict | None = None, *, samples: int = DEFAULT_SAMPLES,
+                 nodes: int = DEFAULT_NODES, seed: int | None = None, name: str = "pimc"):  # fmt: skip
+        from braincards.training.heuristics.the_brain_greedy import TheBrainGreedy
+
+        if int(samples) < 1 or int(nodes) < 1:
+            raise ValueError(f"PIMCPolicy needs samples >= 1 and nodes >= 1, got {samples}, {nodes}")
+        self.layout = layout
+        self.config = dict(config or {})
+        self.samples = int(samples)
+        self.nodes = int(nodes)
+        self.name = name
+        self.draw_optional = self.config.get("draw_rule", "mandatory") == "optional"
+        self.discard_peek = bool(self.config.get("discard_peek", False))
+        self.fallback = TheBrainGreedy(layout, config)
+        self._seed = seed
+        self._rng = random.Random(seed)
+        self.last_votes: dict[int, int] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._seed = seed
+        self._rng = random.Random(self._seed)
+        self.fallback.reset(seed)
+
+    def act(self, observation: dict, agent: str | None = None) -> int:
+        legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
+        if not legal:
+            raise ValueError("the observation's action mask is empty: there is nothing to decide")
+        self.last_votes = {}
+        if len(legal) == 1:
+            return legal[0]
+        seen = decode_observation(np.asarray(observation["observation"]), self.layout)
+        if seen.decision == rules.PEEK:  # free information
+            return rules.PEEK_YES if rules.PEEK_YES in legal else legal[0]
+        votes = dict.fromkeys(legal, 0)
+        for _ in range(self.samples):
+            state = sample_state(seen, self._rng, self.draw_optional, self.discard_peek)
+            solver = Solver.for_state(state, nodes=self.nodes)
+            for a in legal:
+                child = state.copy()
+                rules.apply_action(child, a)
+                if solver.solve(child) == WIN:
+                    votes[a] += 1
+        self.last_votes = votes
+        best = max(votes.values())
+        preferred = self.fallback.act(observation, agent)
+        if best == 0 or votes.get(preferred, -1) == best:
+            return preferred
+        return min(a for a in legal if votes[a] == best)
+
+
+def make_pimc(game: str, config: dict, seed: int | None = None, samples: int | None = None,
+              nodes: int | None = None) -> PIMCPolicy:  # fmt: skip
+    """Factory for the ``pimc`` spec (``BUILTIN_SPECS``)."""
+    from braincards.envs import make
+
+    from ..policies import check_env_options
+
+    if game != "the_brain_v0":
+        raise ValueError(f"the pimc policy plays The Brain only, not {game}")
+    check_env_options(game, dict(config or {}))
+    env = make(game, **dict(config or {}))
+    layout = env.unwrapped.observation_layout()
+    env.close()
+    return PIMCPolicy(layout, config, seed=seed,
+                      samples=samples or PIMCPolicy.DEFAULT_SAMPLES,
+                      nodes=nodes or PIMCPolicy.DEFAULT_NODES)  # fmt: skip
+
+
+def pimc_spec(params: str):
+    """``pimc:samples=16,nodes=2000`` -> a factory(game, config, seed=...)."""
+    kw = parse_spec_params(params, {"samples": int, "nodes": int})
+
+    def factory(game, config, seed=None):
+        pol = make_pimc(game, config, seed=seed, **kw)
+        pol.name = "pimc:" + params
+        return pol
+
+    return factory
