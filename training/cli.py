@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .commands import add_commands
 
     add_commands(sub)  # evaluate, crossplay, league, play
+    from .search.oracle import add_oracle
+
+    add_oracle(sub)  # The Brain: deals winnable with every card known
 
     from .train import add_train_command
 
