@@ -8,7 +8,7 @@ TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed
 BENCH_VENV := .bench-venv
 
-.PHONY: install test lint bench clean
+.PHONY: install test lint bench train clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,11 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(PY) -m pytest -q -n 2 tests
+
+# The Brain, 3 players at robber, from the default config (a few minutes on 2 cores): prints
+# the learner's evaluation next to the all-heuristic team's. Output in runs/train_3p-seed0/.
+train: $(STAMP)
+	$(VENV)/bin/braincards train configs/the_brain/train_3p.yaml --out runs/train_3p-seed0
 
 # The throughput benchmark compares with PettingZoo's own classic games, which need
 # pettingzoo[classic]: it lives in a separate venv, never in the package's dependencies.
