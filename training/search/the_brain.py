@@ -83,8 +83,8 @@ PLUS_MASK = sum(BIT[c] for c in range(NUM_CARDS) if SYM[c] in (DONATE, EXTRA_CAR
 # every held card looked up a byte at a time
 REMOVERS_OF = tuple(sum(BIT[r] for r in range(NUM_CARDS) if MATCH[r] >> c & 1) for c in range(NUM_CARDS))
 _HELD_VALUE = tuple(
-    -1.35 + (0.9 if SYM[c] >= REMOVE_OBJECT else 1.2 if SYM[c] == COVER
-             else 0.2 if SYM[c] == TAKE_BACK else -0.675)
+    -1.35 + (0.9 if SYM[c] >= REMOVE_OBJECT else 1.8 if SYM[c] == COVER
+             else 0.3 if SYM[c] == TAKE_BACK else -1.0)
     for c in range(NUM_CARDS)
 )  # fmt: skip
 _BYTE_VALUE = tuple(
@@ -247,7 +247,7 @@ class Solver:
         for s in disp:
             t = s >> SHIFT
             rs = REMOVERS_OF[t]
-            v -= _DEAD[(rs & alive).bit_count()] - 0.18 * (rs & held).bit_count()
+            v -= _DEAD[(rs & alive).bit_count()] - 0.12 * (rs & held).bit_count()
         return v
 
     @classmethod
@@ -270,8 +270,6 @@ class Solver:
         for h in hold:
             fut |= h
         low = len(disp) + (fut & PLUS_MASK).bit_count()
-        if low < self.limit:
-            return low
         alive = fut
         for s in disp:
             alive |= s & FULL
@@ -284,6 +282,14 @@ class Solver:
                     red_future += k
         t = (fut & TB_MASK).bit_count()
         return low - red_future - t * red_all
+
+    def _may_prune(self, hold: tuple, disp: tuple, rem: int) -> bool:
+        """The bound is at most the display plus the donate / extra_card cards in play:
+        only when that reaches the limit is the bound worth computing."""
+        fut = self.suffix_mask[rem]
+        for h in hold:
+            fut |= h
+        return len(disp) + (fut & PLUS_MASK).bit_count() >= self.limit
 
     # -------------------------------------------------------------- search
     def _next(self, seat: int, hold: tuple, disp: tuple, rem: int):
@@ -321,7 +327,7 @@ class Solver:
             self.nodes += 1
             if self.budget is not None and self.nodes > self.budget:
                 raise _Exhausted
-            if self.bound and self.display_bound(hold, disp, rem) >= self.limit:
+            if self.bound and self._may_prune(hold, disp, rem) and self.display_bound(hold, disp, rem) >= self.limit:
                 self.lost.add(key)
                 return False
             limit = self.limit
@@ -354,10 +360,25 @@ class Solver:
             return state.outcome == rules.WIN
         if phase == rules.PLAY or phase == rules.PEEK:  # a turn boundary (a peek changes nothing)
             return self._win(*self.boundary_key(state))
+        children = []
         for a in rules.legal_actions(state):  # inside a turn, or a pending draw
             child = state.copy()
             rules.apply_action(child, a)
-            if self._value(child):
+            children.append(child)
+        # a child already proven won first: searching an earlier one could spend the budget
+        return any(self._known(c) for c in children) or any(self._value(c) for c in children)
+
+    def _known(self, state: rules.State) -> bool:
+        """Is ``state`` already proven won (a win, or a proven-won turn start)?"""
+        phase = state.phase
+        if phase == rules.OVER:
+            return state.outcome == rules.WIN
+        if phase == rules.PLAY or phase == rules.PEEK:
+            return self.boundary_key(state) in self.won
+        for a in rules.legal_actions(state):
+            child = state.copy()
+            rules.apply_action(child, a)
+            if self._known(child):
                 return True
         return False
 
@@ -382,10 +403,15 @@ class Solver:
         s = state.copy()
         line = []
         while s.phase != rules.OVER:
+            children = []
             for a in rules.legal_actions(s):
                 child = s.copy()
                 rules.apply_action(child, a)
-                if self.solve(child) == WIN:
+                children.append((a, child))
+            # the proof of s's win passes through a child already proven won
+            known = [(a, c) for a, c in children if self._known(c)]
+            for a, child in known or children:
+                if known or self.solve(child) == WIN:
                     line.append(a)
                     s = child
                     break
