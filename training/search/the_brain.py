@@ -261,11 +261,12 @@ class Solver:
         Every card still held or in the deck must be played at least once. Playing a donate
         or extra_card card (even as an extra card) always adds one stack; cover and take back
         add 0 or 1; a remove card clearing k stacks adds 1 - k, where k is at most the
-        number of cards of its target object / color still in play. A remove card can be
-        played again only after a take back returns it, and every take_back card still in
-        play takes back at most once (once played it stays in a stack that can never be
-        taken back), so with T take backs left every remove card in play can add its
-        reduction at most T more times. If the bound reaches the limit no win exists."""
+        number of cards of its target object / color still in play, and at most limit - 1
+        (the stacks before it was played). A remove card can be played again only after a
+        take back returns it. Every take_back card still in play takes back at most once (once
+        played it stays in a stack that can never be taken back), and a stack holds one card
+        besides the covers put on it (only a cover goes onto a stack), so each take back
+        returns at most one remove card. If the bound reaches the limit no win exists."""
         fut = self.suffix_mask[rem]
         for h in hold:
             fut |= h
@@ -273,15 +274,15 @@ class Solver:
         alive = fut
         for s in disp:
             alive |= s & FULL
-        red_future = red_all = 0
+        cap = self.limit - 2
+        red_future = red_max = 0
         for r in cards_of(alive & REMOVE_MASK):
-            k = (MATCH[r] & alive).bit_count() - 1
+            k = min((MATCH[r] & alive).bit_count() - 1, cap)
             if k > 0:
-                red_all += k
+                red_max = max(red_max, k)
                 if fut >> r & 1:
                     red_future += k
-        t = (fut & TB_MASK).bit_count()
-        return low - red_future - t * red_all
+        return low - red_future - (fut & TB_MASK).bit_count() * red_max
 
     def _may_prune(self, hold: tuple, disp: tuple, rem: int) -> bool:
         """The bound is at most the display plus the donate / extra_card cards in play:
