@@ -41,5 +41,21 @@ $(BENCH_VENV)/.installed: pyproject.toml Makefile
 bench: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/env_throughput.py
 
+# Ray RLlib scale-out (issue 10): ray[rllib] pins one gymnasium version, so it lives in its
+# own venv and `make test` never installs it. Same order as above: the CPU torch first.
+RLLIB_VENV := .rllib-venv
+
+.PHONY: test-rllib
+
+$(RLLIB_VENV)/.installed: pyproject.toml Makefile
+	test -x $(RLLIB_VENV)/bin/python || $(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip "setuptools>=68" wheel
+	$(RLLIB_VENV)/bin/python -m pip install -q $(TORCH)
+	$(RLLIB_VENV)/bin/python -m pip install -q -e '.[rllib,train,dev]' $(TORCH)
+	touch $@
+
+test-rllib: $(RLLIB_VENV)/.installed
+	$(RLLIB_VENV)/bin/python -m pytest -q --durations=5 tests/rllib
+
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) build dist *.egg-info

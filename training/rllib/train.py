@@ -1,0 +1,504 @@
+"""``braincards train CONFIG --backend rllib``: multi-agent PPO with action masking on Ray RLlib.
+
+The same YAML configs as the SB3 trainer (:mod:`braincards.training.config`):
+
+* ``mode: team`` (The Brain): every seat is an agent of one shared module (``learner``).
+* ``mode: seat`` (competitive games): the learner plays one seat drawn per episode; the other
+  seats draw from ``opponents.pool``. ``random``, ``heuristic`` and checkpoints are played
+  inside the env by braincards policies; ``snapshots`` seats are RLlib agents mapped to the
+  frozen modules ``snapshot_0 .. snapshot_{max_snapshots-1}``. A snapshot (every
+  ``opponents.snapshot_every`` timesteps, or when the learner's win rate over the last
+  ``snapshot_window`` games reaches ``snapshot_win_rate``) copies the learner's weights
+  into the next slot (oldest replaced) on the learner group *and* on every env runner
+  explicitly: PPO only syncs the modules it trained.
+* PPO: ``ppo.*`` maps onto RLlib's PPO (learning_rate -> lr, n_steps * n_envs ->
+  train batch, batch_size -> minibatch, n_epochs -> num_epochs, gae_lambda -> lambda,
+  clip_range -> clip_param, ent_coef -> entropy_coeff, vf_coef -> vf_loss_coeff,
+  max_grad_norm -> grad_clip), with RLlib's KL penalty and value clipping off, as in SB3.
+  ``target_kl`` (SB3's early stop) has no RLlib counterpart and is ignored.
+* ``rllib.num_env_runners`` (sampling actors), ``rllib.num_learners`` (0: learn in this
+  process), ``rllib.address`` (a running Ray cluster, e.g. ``auto`` or
+  ``ray://head:10001``; default: a local Ray started here with at most 2 CPUs).
+
+Timesteps are the learner module's decisions (as the SB3 trainer counts its env steps).
+Every ``evaluation.every`` timesteps and at the end, the learner is exported as a
+braincards checkpoint (:mod:`braincards.training.rllib.export`) and played through
+:func:`braincards.training.evaluate.evaluate`; ``OUT/last`` and ``OUT/best`` hold the
+checkpoints with those results in their metadata, ``OUT/progress.csv`` one row per
+iteration.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import ray.rllib  # noqa: F401  (ImportError here: `pip install 'braincards[rllib]'`)
+
+LEARNER = "learner"
+
+
+# ---------------------------------------------------------------------------- config
+def _settings(cfg) -> dict:
+    """What the RLlib run needs from a :class:`~braincards.training.config.TrainConfig`."""
+    from braincards.envs import make
+
+    n_players = len(make(cfg.game, raw=True, **cfg.env).possible_agents)
+    mode = cfg.mode or ("team" if cfg.game == "the_brain_v0" else "seat")
+    if n_players == 1:
+        mode = "team"
+    pool = [{"source": s.source, "weight": float(s.weight)} for s in cfg.opponents.pool]
+    snapshots = mode == "seat" and any(p["source"] == "snapshots" for p in pool)
+    return {
+        "game": cfg.game,
+        "env": dict(cfg.env),
+        "mode": mode,
+        "players": n_players,
+        "history_k": int(cfg.history_k or 0),
+        "pool": pool,
+        "max_snapshots": int(cfg.opponents.max_snapshots) if snapshots else 0,
+    }
+
+
+def _env_config(s: dict, seed: int) -> dict:
+    return {
+        "game": s["game"],
+        "env": s["env"],
+        "mode": s["mode"],
+        "opponents": s["pool"],
+        "max_snapshots": s["max_snapshots"],
+        "snapshot_slots": 0,
+        "history_k": s["history_k"],
+        "seed": seed,
+    }
+
+
+def _map_agent(agent_id, episode=None, **kwargs):
+    from .env import module_for
+
+    return module_for(agent_id)
+
+
+def build_config(cfg, s: dict, *, seed: int, num_env_runners: int, num_learners: int):
+    """The RLlib ``PPOConfig`` of a braincards training config."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
+    from .env import BraincardsMultiAgentEnv
+    from .module import module_spec
+
+    ppo = cfg.ppo
+    runners = max(1, num_env_runners)
+    batch = int(cfg.rllib.train_batch_size or ppo.n_steps * cfg.n_envs)
+    per_learner = math.ceil(batch / max(1, num_learners))
+    modules = [LEARNER] + [f"snapshot_{k}" for k in range(s["max_snapshots"])]
+    spec = module_spec(cfg.policy.net_arch, cfg.policy.activation)
+    config = (
+        PPOConfig()
+        .environment(BraincardsMultiAgentEnv, env_config=_env_config(s, seed),
+                     disable_env_checking=True)  # fmt: skip
+        .framework("torch")
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=max(1, cfg.n_envs // runners),
+            num_cpus_per_env_runner=1,
+            rollout_fragment_length="auto",
+        )
+        .learners(num_learners=num_learners, num_gpus_per_learner=0)
+        .training(
+            lr=ppo.learning_rate,
+            gamma=ppo.gamma,
+            lambda_=ppo.gae_lambda,
+            clip_param=ppo.clip_range,
+            entropy_coeff=ppo.ent_coef,
+            vf_loss_coeff=ppo.vf_coef,
+            num_epochs=ppo.n_epochs,
+            minibatch_size=min(ppo.batch_size, per_learner),
+            train_batch_size_per_learner=per_learner,
+            grad_clip=ppo.max_grad_norm,
+            grad_clip_by="global_norm",
+            use_kl_loss=False,
+            vf_clip_param=float("inf"),
+        )
+        .multi_agent(
+            policies=set(modules),
+            policy_mapping_fn=_map_agent,
+            policies_to_train=[LEARNER],
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=dict.fromkeys(modules, spec)))
+        # a failing env runner is an error to report, not to restart around
+        .fault_tolerance(restart_failed_env_runners=False)
+        .debugging(seed=seed, log_level="ERROR")
+    )
+    return config
+
+
+# ---------------------------------------------------------------------------- ray
+def _start_ray(address: str | None, num_cpus: int | None, torch_threads: int) -> bool:
+    """Connect to ``address`` or start a local Ray; True if this call started it."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    threads = str(torch_threads)
+    runtime_env = {"env_vars": {"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
+                                "RAY_USAGE_STATS_ENABLED": "0"}}  # fmt: skip
+    if address:
+        ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
+    else:
+        cpus = num_cpus or min(2, os.cpu_count() or 1)
+        ray.init(num_cpus=cpus, include_dashboard=False, runtime_env=runtime_env,
+                 log_to_driver=False)  # fmt: skip
+    return True
+
+
+def _learner_state(algo, module_id: str) -> dict:
+    """The full (training) state of one module, from the learner group."""
+    state = algo.learner_group.get_state(components=f"learner/rl_module/{module_id}")
+    return state["learner"]["rl_module"][module_id]
+
+
+def _set_module_everywhere(algo, module_id: str, state: dict) -> None:
+    """Set one module's weights on the learner group and push them to every env runner."""
+    algo.learner_group.foreach_learner(lambda learner: learner.module[module_id].set_state(state))
+    algo.env_runner_group.foreach_env_runner(
+        lambda runner: runner.module[module_id].set_state(state), local_env_runner=True
+    )
+
+
+def _foreach_env(algo, fn) -> list:
+    """``fn(env)`` on every braincards env of every env runner (local one included)."""
+
+    def per_runner(runner):
+        env = getattr(runner, "env", None)
+        if env is None:
+            return []
+        return [fn(e.unwrapped) for e in getattr(env, "envs", [env])]
+
+    out = []
+    for part in algo.env_runner_group.foreach_env_runner(per_runner, local_env_runner=True):
+        out.extend(part or [])
+    return out
+
+
+def _set_threads(algo, threads: int) -> None:
+    import torch
+
+    torch.set_num_threads(threads)
+
+    def runner_threads(runner):
+        import torch
+
+        torch.set_num_threads(threads)
+
+    algo.env_runner_group.foreach_env_runner(runner_threads, local_env_runner=True)
+
+
+def _metric(result: dict, *path, default=None):
+    node: Any = result
+    for p in path:
+        if not isinstance(node, dict) or p not in node:
+            return default
+        node = node[p]
+    return node
+
+
+def _learner_steps(result: dict) -> int:
+    from ray.rllib.utils.metrics import (
+        ENV_RUNNER_RESULTS,
+        NUM_MODULE_STEPS_SAMPLED_LIFETIME,
+    )
+
+    steps = _metric(result, ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED_LIFETIME, LEARNER)
+    return int(steps or 0)
+
+
+# ---------------------------------------------------------------------------- export + eval
+def local_module(s: dict, cfg, state: dict | None = None):
+    """A fresh :class:`MaskedPPOTorchRLModule` for the config's env (weights from ``state``)."""
+    from .env import BraincardsMultiAgentEnv
+    from .module import module_spec
+
+    env = BraincardsMultiAgentEnv(_env_config(s, 0))
+    agent = env.possible_agents[0]
+    spec = module_spec(cfg.policy.net_arch, cfg.policy.activation,
+                       observation_space=env.observation_spaces[agent],
+                       action_space=env.action_spaces[agent])  # fmt: skip
+    module = spec.build()
+    if state is not None:
+        module.set_state(state)
+    module.eval()
+    return module
+
+
+def evaluate_checkpoint(path, cfg, s: dict) -> dict:
+    """Play the checkpoint through the evaluation harness, as the config's ``evaluation``
+    says: competitive - against each of ``evaluation.opponents`` (seats rotated);
+    cooperative - the team of learners, and the learner with each of ``partners``."""
+    from braincards.training.evaluate import evaluate
+
+    ev = cfg.evaluation
+    n = s["players"]
+    me = str(path)
+    matchups: dict[str, list] = {}
+    if n == 1:
+        matchups["solo"] = [me]
+    elif s["mode"] == "team":
+        matchups["team"] = [me] * n
+        for p in ev.partners:
+            matchups[f"with {p}"] = [me] + [p] * (n - 1)
+    else:
+        for o in ev.opponents:
+            matchups[f"vs {o}"] = [me] + [o] * (n - 1)
+    games = ev.games
+    out = {}
+    for name, seats in matchups.items():
+        if len(set(seats)) > 1 and games % n:  # every seat equally often
+            games = games + n - games % n
+        summary = evaluate(s["game"], s["env"], seats, games=games, seed=ev.seed, progress=False)
+        mine = summary["policies"][me]
+        out[name] = {
+            "games": summary["games"],
+            "win_rate": mine["win_rate"],
+            "mean_reward": mine["mean_reward"],
+            "mean_score": mine["mean_score"],
+        }
+    return out
+
+
+def _score(evaluation: dict) -> float:
+    return float(next(iter(evaluation.values()))["win_rate"]["value"])
+
+
+# ---------------------------------------------------------------------------- train
+def train_rllib(
+    cfg,
+    out_dir: str | os.PathLike,
+    *,
+    timesteps: int | None = None,
+    seed: int | None = None,
+    num_env_runners: int | None = None,
+    num_learners: int | None = None,
+    address: str | None = None,
+    num_cpus: int | None = None,
+    resume_from: str | os.PathLike | None = None,
+    progress: bool = True,
+    log=None,
+) -> dict:
+    """Train ``cfg`` (a TrainConfig) with RLlib's PPO; write ``OUT/last`` and ``OUT/best``
+    braincards checkpoints, ``OUT/progress.csv`` and ``OUT/rllib_result.json``.
+
+    Keyword arguments override the config (``timesteps`` -> total_timesteps, ``seed``,
+    ``num_env_runners``/``num_learners``/``address`` -> ``rllib.*``; ``num_cpus``: the
+    local Ray's CPUs, default min(2, cores)). ``resume_from``: a braincards checkpoint of
+    the same network (``DIR/last``) whose weights start the learner and whose timesteps
+    count towards the total (the optimizer starts afresh). ``progress=False`` logs only
+    snapshots, evaluations and the end, not every iteration. Returns the summary written to
+    ``rllib_result.json``: checkpoints, timesteps, wall seconds, learner steps/s, evaluation.
+    """
+    from braincards.training.config import config_dict
+
+    from .export import export_checkpoint
+
+    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    from .export import load_sb3_state_dict, read_policy_weights
+
+    offset, resume_tensors = 0, None
+    if resume_from is not None:
+        meta, resume_tensors = read_policy_weights(resume_from, cfg.policy.net_arch,
+                                                   cfg.policy.activation)  # fmt: skip
+        if meta["game"] != cfg.game or meta["env_config"] != dict(cfg.env):
+            raise ValueError(f"--resume {resume_from}: trained on {meta['game']} "
+                             f"{meta['env_config']}, the config is {cfg.game} {dict(cfg.env)}")  # fmt: skip
+        offset = int(meta.get("timesteps") or 0)
+    total = int(timesteps or cfg.total_timesteps)
+    seed = int(cfg.seed if seed is None else seed)
+    runners = int(cfg.rllib.num_env_runners if num_env_runners is None else num_env_runners)
+    learners = int(cfg.rllib.num_learners if num_learners is None else num_learners)
+    address = address if address is not None else cfg.rllib.address
+    s = _settings(cfg)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    training = config_dict(cfg)
+    training.update({"backend": "rllib", "total_timesteps": total, "seed": seed})
+    training["rllib"].update({"num_env_runners": runners, "num_learners": learners,
+                              "address": address})  # fmt: skip
+
+    import torch
+
+    torch.set_num_threads(cfg.torch_threads)
+    started = _start_ray(address, num_cpus, cfg.torch_threads)
+    algo = None
+    try:
+        config = build_config(cfg, s, seed=seed, num_env_runners=runners, num_learners=learners)
+        t_build = time.perf_counter()
+        algo = config.build_algo()
+        _set_threads(algo, cfg.torch_threads)
+        if resume_tensors is not None:
+            module = local_module(s, cfg)
+            load_sb3_state_dict(module, resume_tensors, cfg.policy.net_arch, cfg.policy.activation)
+            _set_module_everywhere(algo, LEARNER, module.get_state())
+            log(f"rllib: resumed the learner's weights from {resume_from} ({offset} timesteps)")
+        build_s = time.perf_counter() - t_build
+        log(f"rllib: {s['game']} {s['mode']} mode, {s['players']} players, "
+            f"{runners} env runner(s), {learners or 'local'} learner(s), "
+            f"ray {'at ' + address if address else 'local'}; built in {build_s:.1f}s")  # fmt: skip
+
+        n_snap = 0  # snapshots taken
+        snap_every = cfg.opponents.snapshot_every if s["max_snapshots"] else None
+        snap_rate = cfg.opponents.snapshot_win_rate if s["max_snapshots"] else None
+        next_snap = offset + snap_every if snap_every else None
+        recent: list[int] = []
+
+        def take_snapshot(steps: int) -> None:
+            nonlocal n_snap, recent
+            slot = n_snap % s["max_snapshots"]
+            _set_module_everywhere(algo, f"snapshot_{slot}", _learner_state(algo, LEARNER))
+            n_snap += 1
+            filled = min(n_snap, s["max_snapshots"])
+            _foreach_env(algo, lambda env: env.set_snapshot_slots(filled))
+            recent = []
+            log(f"rllib: snapshot {n_snap} of the learner at {steps} steps -> slot {slot}")
+
+        def export(name: str, steps: int, evaluation=None):
+            module = local_module(s, cfg, _learner_state(algo, LEARNER))
+            return export_checkpoint(
+                module, out / name, game=s["game"], env_config=s["env"],
+                net_arch=cfg.policy.net_arch, activation=cfg.policy.activation,
+                timesteps=steps, seed=seed, history_k=s["history_k"], training=training,
+                evaluation=evaluation, extra={"rllib_iterations": iteration},
+            )  # fmt: skip
+
+        ev_every = cfg.evaluation.every
+        next_eval = offset + ev_every
+        best = -math.inf
+        best_path = None
+        rows = []
+        steps = offset
+        iteration = 0
+        train_s = 0.0
+        evaluation: dict = {}
+        with open(out / "progress.csv", "w", newline="") as fh:
+            writer = None
+            while steps < total:
+                t0 = time.perf_counter()
+                result = algo.train()
+                train_s += time.perf_counter() - t0
+                iteration += 1
+                steps = offset + _learner_steps(result)
+                outcomes = [o for part in _foreach_env(algo, lambda env: env.pop_outcomes())
+                            for o in part]  # fmt: skip
+                recent = (recent + outcomes)[-cfg.opponents.snapshot_window :]
+                row = {
+                    "iteration": iteration,
+                    "timesteps": steps,
+                    "seconds": round(train_s, 2),
+                    "steps_per_s": round((steps - offset) / train_s, 1) if train_s else 0.0,
+                    "games": len(outcomes),
+                    "win_rate": round(sum(outcomes) / len(outcomes), 4) if outcomes else "",
+                    "return_mean": _metric(result, "env_runners", "agent_episode_returns_mean",
+                                           LEARNER if s["mode"] == "seat" else "player_0",
+                                           default=""),  # fmt: skip
+                }
+                rows.append(row)
+                if writer is None:
+                    writer = csv.DictWriter(fh, fieldnames=list(row))
+                    writer.writeheader()
+                writer.writerow(row)
+                fh.flush()
+                if progress:
+                    log("rllib: " + ", ".join(f"{k} {v}" for k, v in row.items()))
+                if next_snap is not None and steps >= next_snap:
+                    take_snapshot(steps)
+                    while next_snap <= steps:
+                        next_snap += snap_every
+                elif (snap_rate is not None and len(recent) >= cfg.opponents.snapshot_window
+                      and sum(recent) / len(recent) >= snap_rate):  # fmt: skip
+                    take_snapshot(steps)
+                if steps >= next_eval and steps < total:
+                    path, _ = export("latest_eval", steps)
+                    evaluation = evaluate_checkpoint(path.with_suffix(""), cfg, s)
+                    log(f"rllib: evaluation at {steps} steps: {_eval_line(evaluation)}")
+                    if _score(evaluation) > best:
+                        best = _score(evaluation)
+                        best_path, _ = export("best", steps, evaluation)
+                    while next_eval <= steps:
+                        next_eval += ev_every
+        for suffix in (".zip", ".json"):
+            (out / f"latest_eval{suffix}").unlink(missing_ok=True)
+        path, _ = export("last", steps)
+        evaluation = evaluate_checkpoint(path.with_suffix(""), cfg, s)
+        last_path, _ = export("last", steps, evaluation)
+        log(f"rllib: final evaluation at {steps} steps: {_eval_line(evaluation)}")
+        if _score(evaluation) > best or best_path is None:
+            best_path, _ = export("best", steps, evaluation)
+        summary = {
+            "backend": "rllib",
+            "game": s["game"],
+            "last": str(last_path),
+            "best": str(best_path),
+            "timesteps": steps,
+            "iterations": iteration,
+            "train_seconds": round(train_s, 2),
+            "build_seconds": round(build_s, 2),
+            "steps_per_s": round((steps - offset) / train_s, 1) if train_s else None,
+            "snapshots": n_snap,
+            "evaluation": evaluation,
+        }
+        (out / "rllib_result.json").write_text(json.dumps(summary, indent=2) + "\n")
+        log(f"rllib: {steps - offset} learner steps in {train_s:.1f}s of training "
+            f"({summary['steps_per_s']} steps/s); checkpoints {last_path}, {best_path}")  # fmt: skip
+        return summary
+    finally:
+        if algo is not None:
+            algo.stop()
+        if started:
+            import ray
+
+            ray.shutdown()
+
+
+def _eval_line(evaluation: dict) -> str:
+    from braincards.training.stats import fmt_interval
+
+    return "; ".join(f"{name} win rate {fmt_interval(e['win_rate'])}"
+                     for name, e in evaluation.items())  # fmt: skip
+
+
+# ---------------------------------------------------------------------------- script
+def main(argv: list[str] | None = None) -> int:
+    """``python -m braincards.training.rllib.train CONFIG [options]`` (the same as
+    ``braincards train CONFIG --backend rllib``)."""
+    import argparse
+
+    from braincards.training.config import load_train_config
+
+    p = argparse.ArgumentParser(prog="python -m braincards.training.rllib.train",
+                                description="train a braincards config on Ray RLlib")  # fmt: skip
+    p.add_argument("config")
+    p.add_argument("--out", default=None, help="output folder (default runs/rllib/<config name>)")
+    p.add_argument("--timesteps", type=int, default=None)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--num-env-runners", type=int, default=None)
+    p.add_argument("--num-learners", type=int, default=None)
+    p.add_argument("--address", default=None, help="Ray cluster address (default: local Ray)")
+    p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray (default 2)")
+    p.add_argument("--resume", default=None, help="start from this checkpoint's weights")
+    args = p.parse_args(argv)
+    cfg = load_train_config(args.config)
+    out = args.out or str(Path("runs") / "rllib" / Path(args.config).stem)
+    train_rllib(cfg, out, timesteps=args.timesteps, seed=args.seed,
+                num_env_runners=args.num_env_runners, num_learners=args.num_learners,
+                address=args.address, num_cpus=args.num_cpus, resume_from=args.resume)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
