@@ -120,6 +120,7 @@ class PretrainConfig(_Strict):
     batch_size: int = Field(256, ge=1)
     learning_rate: float = Field(1e-3, gt=0, le=1)
     value_coef: float = Field(0.5, ge=0)
+    dagger: bool = Field(False, description="after the first chunk the learner plays, the teacher labels")
 
 
 class RLlibConfig(_Strict):

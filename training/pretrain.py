@@ -9,7 +9,10 @@ head to the teacher's actions (masked cross-entropy) and the value head to the d
 returns of those games (mean squared error). PPO then starts from there.
 
 Games are recorded and fitted in chunks (``chunk_games`` at a time), so memory stays small
-whatever ``games`` is.
+whatever ``games`` is. With ``dagger: true`` (DAgger, Ross et al. 2011) every chunk after the
+first is played by the learner itself and labelled by the teacher, so the learner also learns
+what the teacher would do in the states its own mistakes lead to. The value head then fits
+the returns of the learner's own play (the teacher's in the first chunk).
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ from .policies import make_policy
 
 
 def record_games(env: LearnerEnv, teachers: list, games: int, gamma: float,
-                 rng: np.random.Generator) -> tuple[np.ndarray, ...]:  # fmt: skip
-    """Play ``games`` games with ``teachers[seat]`` at the learner's seats; returns the
-    learner's observations, masks, the teacher's actions and the discounted returns."""
+                 rng: np.random.Generator, actor=None) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """Play ``games`` games at the learner's seats and label every decision with the
+    action of ``teachers[seat]``; returns the learner's observations, masks, the teacher's
+    actions and the discounted returns. The teachers play, unless ``actor`` (a policy
+    network: DAgger) is given - then it plays its most likely action and the teachers only
+    label, so that the learner is taught on the states its own play reaches."""
     obs_l, mask_l, act_l, ret_l = [], [], [], []
     base = env.raw.layout.size
     for _ in range(games):
@@ -40,6 +46,8 @@ def record_games(env: LearnerEnv, teachers: list, games: int, gamma: float,
             obs_l.append(obs.copy())
             mask_l.append(mask.copy())
             act_l.append(action)
+            if actor is not None:
+                action = _argmax_action(actor, obs, mask)
             obs, reward, term, trunc, _ = env.step(action)
             rewards.append(reward)
             if term or trunc:
@@ -51,6 +59,14 @@ def record_games(env: LearnerEnv, teachers: list, games: int, gamma: float,
         ret_l.extend(reversed(rets))
     return (np.asarray(obs_l, np.float32), np.asarray(mask_l, bool), np.asarray(act_l, np.int64),
             np.asarray(ret_l, np.float32))  # fmt: skip
+
+
+def _argmax_action(network, obs: np.ndarray, mask: np.ndarray) -> int:
+    import torch
+
+    with torch.no_grad():
+        dist = network.get_distribution(torch.as_tensor(obs).reshape(1, -1), action_masks=mask.reshape(1, -1))
+        return int(dist.distribution.probs[0].argmax())
 
 
 def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
@@ -66,7 +82,8 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
     done, stats = 0, {}
     while done < p.games:
         n = min(p.chunk_games, p.games - done)
-        obs, masks, actions, returns = record_games(env, teachers, n, cfg.ppo.gamma, rng)
+        actor = policy if p.dagger and done > 0 else None  # the first chunk: the teacher plays
+        obs, masks, actions, returns = record_games(env, teachers, n, cfg.ppo.gamma, rng, actor)
         done += n
         obs_t, masks_t = torch.as_tensor(obs), torch.as_tensor(masks)
         act_t, ret_t = torch.as_tensor(actions), torch.as_tensor(returns)
@@ -88,5 +105,7 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
             values = policy.predict_values(obs_t).flatten()
             vloss = float(torch.mean((values - ret_t) ** 2))
         stats = {"games": done, "samples": len(obs), "agreement": round(agree, 4), "value_mse": round(vloss, 4)}
-        log(f"pretrain: {done}/{p.games} teacher games, action agreement {agree:.3f}, value mse {vloss:.4f}")
+        who = "learner-played (DAgger)" if actor is not None else "teacher"
+        log(f"pretrain: {done}/{p.games} games ({who}), agreement with the teacher {agree:.3f}, "
+            f"value mse {vloss:.4f}")
     return stats

@@ -37,8 +37,12 @@ def wheel(tmp_path_factory) -> Path:
 def test_wheel_holds_every_sub_package_and_no_top_level_envs_or_training(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     packages = {n.rsplit("/", 1)[0].replace("/", ".") for n in names if n.endswith("/__init__.py")}
-    expected = _packages_in_tree("envs", "braincards.envs") | _packages_in_tree("training", "braincards.training")
+    expected = (_packages_in_tree("envs", "braincards.envs") | _packages_in_tree("training", "braincards.training")
+                | _packages_in_tree("checkpoints", "braincards.checkpoints"))  # fmt: skip
     assert expected <= packages, f"missing from the wheel: {sorted(expected - packages)}"
+    shipped = {"braincards/checkpoints/" + p.relative_to(ROOT / "checkpoints").as_posix()
+               for p in (ROOT / "checkpoints").glob("*/*") if p.suffix in (".zip", ".json")}  # fmt: skip
+    assert shipped <= set(names), f"shipped checkpoints missing from the wheel: {sorted(shipped - set(names))}"
     tops = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
     assert tops == {"braincards"}, f"top-level entries: {sorted(tops)}"
     assert not any(n.startswith(("envs/", "training/")) for n in names)
@@ -81,3 +85,32 @@ def test_environments_import_nothing_from_the_train_extra():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+SHIPPED = sorted(p.relative_to(ROOT / "checkpoints").with_suffix("").as_posix()
+                 for p in (ROOT / "checkpoints").glob("*/*.zip"))  # fmt: skip
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no checkpoint shipped in checkpoints/")
+def test_shipped_checkpoints_load_by_name_from_the_installed_wheel(wheel, tmp_path):
+    """A name like the_brain/ppo_3p resolves to the installed package's own file, from any
+    folder (here an empty one, with no checkpoints/ of its own)."""
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        check=True,
+    )
+    code = (
+        "import sys, json; sys.path.insert(0, sys.argv[1]); "
+        "from braincards.training.policies import make_policy, resolve_checkpoint; "
+        "out = {}\n"
+        "for name in sys.argv[2:]:\n"
+        "    path = resolve_checkpoint(name); assert str(path).startswith(sys.argv[1]), path\n"
+        "    meta = make_policy(name, json.load(open(str(path) + '.json'))['game']).metadata\n"
+        "    out[name] = meta['game']\n"
+        "print(len(out))"
+    )
+    result = subprocess.run([sys.executable, "-I", "-c", code, str(target), *SHIPPED],
+                            capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(len(SHIPPED))

@@ -195,3 +195,39 @@ def test_train_command_errors(tmp_path, capsys, argv_tail, message):
     assert err.startswith("braincards: error:") and message in err
     assert main(["train", str(tmp_path / "missing.yaml")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dagger", [False, True])
+def test_pretraining_clones_the_teacher(tmp_path, dagger):
+    """Behaviour cloning (and DAgger) moves the policy towards the teacher: its agreement
+    with the teacher's actions rises well above an untrained network's."""
+    from braincards.training.pretrain import pretrain, record_games
+    from braincards.training.train import build_model, make_learner_env, make_vec_env
+
+    cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64,
+                              "n_envs": 1, "ppo": {"n_steps": 32, "batch_size": 32},
+                              "pretrain": {"teacher": "heuristic", "games": 60, "chunk_games": 20,
+                                           "epochs": 4, "learning_rate": 3.0e-3, "dagger": dagger}})  # fmt: skip
+    from braincards.training.config import config_dict
+
+    env = make_learner_env(config_dict(cfg), 0)
+    venv = make_vec_env(cfg)
+    model = build_model(cfg, venv, None)
+    import numpy as np
+
+    from braincards.training.policies import make_policy
+
+    teachers = [make_policy("heuristic", cfg.game, cfg.env) for _ in env.agents]
+    obs, masks, actions, returns = record_games(env, teachers, 5, 0.99, np.random.default_rng(9))
+    assert len(obs) == len(masks) == len(actions) == len(returns) > 0
+    assert masks[np.arange(len(actions)), actions].all()  # every label is a legal action
+    with torch.no_grad():
+        before = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+    agree_before = float((before.distribution.probs.argmax(-1).numpy() == actions).mean())
+    stats = pretrain(model, cfg, env, log=_quiet)
+    assert stats["games"] == 60
+    with torch.no_grad():
+        after = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+    agree_after = float((after.distribution.probs.argmax(-1).numpy() == actions).mean())
+    assert agree_after > max(0.5, agree_before + 0.15), (agree_before, agree_after)
+    venv.close()
