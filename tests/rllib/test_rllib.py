@@ -125,6 +125,35 @@ def test_team_mode_every_seat_gets_the_team_reward_and_an_obs_reward_pair():
         assert len(set(totals.values())) == 1 and totals["player_0"] in (-1.0, 1.0)
 
 
+def test_team_mode_shaping_pays_the_progress_since_each_agents_last_decision():
+    from braincards.training.learner_env import the_brain_progress
+
+    shaped = BraincardsMultiAgentEnv({"game": "the_brain_v0", "env": {"num_players": 2},
+                                      "mode": "team", "shaping": 0.5})  # fmt: skip
+    plain = BraincardsMultiAgentEnv({"game": "the_brain_v0", "env": {"num_players": 2}, "mode": "team"})
+    rng = np.random.default_rng(3)
+    for g in range(5):
+        obs, _ = shaped.reset(seed=g)
+        obs_p, _ = plain.reset(seed=g)
+        start = {a: the_brain_progress(shaped.table, 0) for a in obs}  # progress at 1st decision
+        extra = dict.fromkeys(shaped.possible_agents, 0.0)
+        done = False
+        while not done:
+            ((agent, o),) = obs.items()
+            action = int(rng.choice(np.flatnonzero(o["action_mask"])))
+            obs, rew, term, trunc, _ = shaped.step({agent: action})
+            obs_p, rew_p, *_ = plain.step({agent: action})
+            for a in rew:
+                extra[a] += rew[a] - rew_p.get(a, 0.0)
+            done = term["__all__"] or trunc["__all__"]
+            for a in obs:
+                start.setdefault(a, the_brain_progress(shaped.table, 0))
+        final = the_brain_progress(shaped.table, 0)
+        assert final > 0
+        for a in shaped.possible_agents:  # c x the progress from its first decision to the end
+            assert extra[a] == pytest.approx(0.5 * (final - start[a]))
+
+
 def test_snapshot_seats_map_to_filled_slots_only():
     env = BraincardsMultiAgentEnv({"game": "oh_my_brain_v0", "env": {"num_players": 3},
                                    "mode": "seat", "opponents": [{"source": "snapshots"}],
@@ -242,7 +271,7 @@ def _play_one_game(path, game, env):
 
 
 def test_train_the_brain_2p_export_load_play_and_resume(ray_local, tmp_path):
-    cfg = _cfg("the_brain_v0")
+    cfg = _cfg("the_brain_v0", shaping=0.5, pretrain={"teacher": "heuristic", "games": 4})
     out = tmp_path / "brain"
     result = rl_train.train_rllib(cfg, out, log=lambda msg: None)
     assert result["timesteps"] >= 600 and result["iterations"] >= 2
@@ -250,6 +279,7 @@ def test_train_the_brain_2p_export_load_play_and_resume(ray_local, tmp_path):
     assert {"team", "with heuristic"} == set(result["evaluation"])
     meta = json.loads((out / "last.json").read_text())
     assert meta["training"]["backend"] == "rllib" and meta["evaluation"] == result["evaluation"]
+    assert meta["training"]["pretrained"]["games"] == 4
     assert (out / "best.zip").is_file() and (out / "progress.csv").is_file()
     _play_one_game(out / "last", "the_brain_v0", cfg.env)
     # resume: the learner starts from the checkpoint's weights and its timesteps count

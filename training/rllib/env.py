@@ -27,6 +27,9 @@ Two modes (``env_config["mode"]``):
 
 ``env_config["history_k"] > 0`` plays the game behind its history wrapper (Brilliant Boar
 with ``memory="none"``), exactly as the SB3 trainer and ``load_policy`` do.
+``env_config["shaping"] = c > 0`` (The Brain) adds, as the SB3 trainer's ``LearnerEnv``
+does, c x the game's progress (the share of the 36 cards out of play) made since each
+agent's previous decision - a training signal only; the recorded outcomes are the game's.
 """
 
 from __future__ import annotations
@@ -99,7 +102,8 @@ def normalize_opponents(opponents) -> list[tuple[str, float]]:
 class BraincardsMultiAgentEnv(MultiAgentEnv):
     """See the module docstring. ``config``: ``game`` (env id), ``env`` (env options),
     ``mode`` (``"team"``/``"seat"``), ``opponents``, ``max_snapshots``, ``snapshot_slots``,
-    ``deterministic`` (checkpoint opponents play their argmax), ``history_k``, ``seed``."""
+    ``deterministic`` (checkpoint opponents play their argmax), ``history_k``, ``shaping``,
+    ``seed``."""
 
     def __init__(self, config: dict | None = None):
         super().__init__()
@@ -111,6 +115,15 @@ class BraincardsMultiAgentEnv(MultiAgentEnv):
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
         self.history_k = int(config.get("history_k") or 0)
         self.table = make_table(self.game, self.env_options, self.history_k)
+        self.shaping = float(config.get("shaping") or 0.0)
+        self._progress_fn = None
+        if self.shaping:
+            from braincards.training.learner_env import PROGRESS
+
+            if self.game not in PROGRESS:
+                raise ValueError(f"shaping needs a progress measure; games with one: {sorted(PROGRESS)}")
+            self._progress_fn = PROGRESS[self.game]
+        self._last_progress: dict[str, float] = {}
         self.seats = list(self.table.possible_agents)
         n = len(self.seats)
         base = self.table.observation_space(self.seats[0])
@@ -227,8 +240,27 @@ class BraincardsMultiAgentEnv(MultiAgentEnv):
             t.step(self._builtin[seat].act(t.observe(seat), seat))
             self._collect()
 
+    def _progress(self) -> float:
+        raw = getattr(self.table, "unwrapped", self.table)
+        return float(self._progress_fn(raw, 0))
+
+    def _start(self, agent: str) -> None:
+        """``agent`` makes its first decision of the game."""
+        self._pending.pop(agent, None)  # paid before its first move: nothing to credit
+        self._started.add(agent)
+        if self.shaping:
+            self._last_progress[agent] = self._progress()
+
     def _rewards(self) -> dict:
-        """The rewards gathered since the last step, for the agents that have played."""
+        """The rewards gathered since the last step, for the agents that have played (plus
+        the shaping term for the progress made since each one's previous step)."""
+        if self.shaping:
+            now = self._progress()
+            for a in self._started:
+                delta = now - self._last_progress.get(a, now)
+                if delta:
+                    self._pending[a] = self._pending.get(a, 0.0) + self.shaping * delta
+                self._last_progress[a] = now
         return {a: self._pending.pop(a) for a in list(self._pending) if a in self._started}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -238,6 +270,7 @@ class BraincardsMultiAgentEnv(MultiAgentEnv):
             self._seat_everyone()
             self.table.reset(seed=int(self._rng.integers(2**31)))
             self._started, self._pending, self._returns = set(), {}, {}
+            self._last_progress = {}
             self._collect()
             self._advance()
             if not self._over():  # an RLlib agent is to move
@@ -246,8 +279,7 @@ class BraincardsMultiAgentEnv(MultiAgentEnv):
             raise RuntimeError(f"{self.game}: 100 games in a row ended before a learner moved")
         seat = self.table.agent_selection
         agent = self._agent_of[seat]
-        self._started.add(agent)
-        self._pending.pop(agent, None)
+        self._start(agent)
         return {agent: to_rllib_obs(self.table.observe(seat))}, {}
 
     def step(self, action_dict: dict):
@@ -272,11 +304,9 @@ class BraincardsMultiAgentEnv(MultiAgentEnv):
         seat = t.agent_selection
         nxt = self._agent_of[seat]
         first = nxt not in self._started
-        if first:  # paid before its first move: nothing to credit
-            self._pending.pop(nxt, None)
         rewards = self._rewards()
         if first:
-            self._started.add(nxt)
+            self._start(nxt)
         else:  # RLlib wants a reward with every obs after the first
             rewards.setdefault(nxt, 0.0)
         return ({nxt: to_rllib_obs(t.observe(seat))}, rewards, {"__all__": False},

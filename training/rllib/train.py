@@ -61,6 +61,7 @@ def _settings(cfg) -> dict:
         "mode": mode,
         "players": n_players,
         "history_k": int(cfg.history_k or 0),
+        "shaping": float(getattr(cfg, "shaping", 0.0) or 0.0),
         "pool": pool,
         "max_snapshots": int(cfg.opponents.max_snapshots) if snapshots else 0,
     }
@@ -75,6 +76,7 @@ def _env_config(s: dict, seed: int) -> dict:
         "max_snapshots": s["max_snapshots"],
         "snapshot_slots": 0,
         "history_k": s["history_k"],
+        "shaping": s["shaping"],
         "seed": seed,
     }
 
@@ -273,6 +275,30 @@ def evaluate_checkpoint(path, cfg, s: dict) -> dict:
     return out
 
 
+def pretrain_weights(cfg, log) -> tuple[dict, dict]:
+    """Behaviour cloning as the SB3 trainer does it (``cfg.pretrain``, in its LearnerEnv),
+    into an SB3 MaskableActorCriticPolicy of the config's network; returns its tensors (to
+    load into the RLlib learner with :func:`~.export.load_sb3_state_dict`) and the stats."""
+    from types import SimpleNamespace
+
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from torch import nn
+
+    from braincards.training.config import config_dict
+    from braincards.training.pretrain import pretrain
+    from braincards.training.train import make_learner_env
+
+    env = make_learner_env(config_dict(cfg), 0)
+    hidden = list(cfg.policy.net_arch)
+    policy = MaskableActorCriticPolicy(
+        env.observation_space, env.action_space, lambda _: cfg.ppo.learning_rate,
+        net_arch={"pi": hidden, "vf": hidden},
+        activation_fn={"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.policy.activation],
+    )  # fmt: skip
+    stats = pretrain(SimpleNamespace(policy=policy), cfg, env, log)
+    return {k: v.detach().clone() for k, v in policy.state_dict().items()}, stats
+
+
 def _score(evaluation: dict) -> float:
     return float(next(iter(evaluation.values()))["win_rate"]["value"])
 
@@ -341,12 +367,20 @@ def train_rllib(
         t_build = time.perf_counter()
         algo = config.build_algo()
         _set_threads(algo, cfg.torch_threads)
+        build_s = time.perf_counter() - t_build
         if resume_tensors is not None:
             module = local_module(s, cfg)
             load_sb3_state_dict(module, resume_tensors, cfg.policy.net_arch, cfg.policy.activation)
             _set_module_everywhere(algo, LEARNER, module.get_state())
             log(f"rllib: resumed the learner's weights from {resume_from} ({offset} timesteps)")
-        build_s = time.perf_counter() - t_build
+        elif getattr(cfg, "pretrain", None) is not None:
+            t = time.perf_counter()
+            tensors, pretrained = pretrain_weights(cfg, log)
+            module = local_module(s, cfg)
+            load_sb3_state_dict(module, tensors, cfg.policy.net_arch, cfg.policy.activation)
+            _set_module_everywhere(algo, LEARNER, module.get_state())
+            pretrained["seconds"] = round(time.perf_counter() - t, 1)
+            training["pretrained"] = pretrained
         log(f"rllib: {s['game']} {s['mode']} mode, {s['players']} players, "
             f"{runners} env runner(s), {learners or 'local'} learner(s), "
             f"ray {'at ' + address if address else 'local'}; built in {build_s:.1f}s")  # fmt: skip
