@@ -176,29 +176,66 @@ class TheBrainGreedy:
                 value += self.PLUS_HELD
         return value
 
-    def _best_turn(self, v: dict, own: int, disp: tuple, first: int | None = None) -> tuple:
-        """The best whole turn from (own holdings, display) as its rules actions."""
+    def _scored_turns(self, v: dict, own: int, disp: tuple, first: int | None = None) -> list:
+        """``(key, actions)`` of every whole turn from (own holdings, display) that starts
+        with ``first`` (any card when None); a higher key is a better turn."""
         from braincards.training.search.the_brain import FULL, turns
 
         n = v["n"]
         # donations go to the seat holding the fewest cards, the nearest on a tie
         target = min(range(1, n), key=lambda k: (v["held_by"][k], k)) if n > 1 else 1
         hold = (own,) + (0,) * (n - 1)
-        best, best_key = None, None
+        out = []
         for actions, h2, d2 in turns(0, hold, disp, n):
             if first is not None and actions[0] != first:
                 continue
-            played = 0
             if SYMBOL_OF[actions[0]] == DONATE and len(actions) == 3 and actions[2] != rules.SEAT_ACTION + target - 1:
                 continue
+            played = 0
             for s in disp:
                 if s not in d2:
                     played |= s
-            key = (self._value(v, h2[0], d2, played & FULL),
-                   tuple(-a for a in actions))  # fmt: skip
-            if best_key is None or key > best_key:
-                best, best_key = actions, key
-        return best
+            key = (self._value(v, h2[0], d2, played & FULL), tuple(-a for a in actions))
+            out.append((key, actions))
+        return out
+
+    def _best_turn(self, v: dict, own: int, disp: tuple, first: int | None = None) -> tuple:
+        """The best whole turn from (own holdings, display) as its rules actions."""
+        scored = self._scored_turns(v, own, disp, first)
+        return max(scored)[1] if scored else None
+
+    def _turn_table(self, observation: dict):
+        """(view, own holdings, display, first card, step) of the turn being decided."""
+        v = self._read(np.asarray(observation["observation"]))
+        disp = dict(v["disp"])
+        own = v["own"]
+        if v["decision"] == rules.PLAY:
+            return v, own, tuple(sorted(disp.values())), None, 0
+        r = v["resolving"]  # inside a turn: rebuild the table before the play
+        if r < 0 or r not in disp:  # pragma: no cover - the env always shows it
+            return v, own, tuple(sorted(disp.values())), None, -1
+        from braincards.training.search.the_brain import BIT
+
+        del disp[r]
+        return v, own | BIT[r], tuple(sorted(disp.values())), r, 1
+
+    def action_scores(self, observation: dict) -> dict[int, float]:
+        """How much the greedy likes each legal action (higher is better): the value of the
+        best whole turn through it (used to break ties by the PIMC partner)."""
+        legal = [int(a) for a in legal_actions(observation)]
+        v, own, disp, first, step = self._turn_table(observation)
+        d = v["decision"]
+        if d in (rules.DRAW, rules.PEEK):
+            return {a: float(a in (rules.DRAW_YES, rules.PEEK_YES)) for a in legal}
+        if d == rules.DONATE_TARGET:
+            n = v["n"]
+            return {a: -float(v["held_by"][(a - rules.SEAT_ACTION + 1) % n]) - 0.01 * a for a in legal}
+        scores = dict.fromkeys(legal, -float("inf"))
+        if step >= 0:
+            for (value, _), actions in self._scored_turns(v, own, disp, first):
+                if len(actions) > step and actions[step] in scores:
+                    scores[actions[step]] = max(scores[actions[step]], value)
+        return scores
 
     # ------------------------------------------------------------------ decisions
     def act(self, observation: dict, agent: str | None = None) -> int:
@@ -214,21 +251,10 @@ class TheBrainGreedy:
         if d == rules.DONATE_TARGET:
             n = v["n"]
             return min(legal, key=lambda a: (v["held_by"][(a - rules.SEAT_ACTION + 1) % n], a))
-        disp = dict(v["disp"])
-        own = v["own"]
-        step = 0
-        first = None
-        if d != rules.PLAY:  # inside a turn: rebuild the table before the play
-            r = v["resolving"]
-            if r < 0 or r not in disp:  # pragma: no cover - the env always shows it
-                return legal[0]
-            from braincards.training.search.the_brain import BIT
-
-            del disp[r]
-            own |= BIT[r]
-            first = r
-            step = 1
-        plan = self._best_turn(v, own, tuple(sorted(disp.values())), first)
+        v, own, disp, first, step = self._turn_table(observation)
+        if step < 0:  # pragma: no cover
+            return legal[0]
+        plan = self._best_turn(v, own, disp, first)
         if plan is None or len(plan) <= step or plan[step] not in legal:
             return legal[0]
         return plan[step]

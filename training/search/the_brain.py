@@ -675,11 +675,9 @@ class PIMCPolicy:
                 if solver.solve(child) == WIN:
                     votes[a] += 1
         self.last_votes = votes
-        best = max(votes.values())
-        preferred = self.fallback.act(observation, agent)
-        if best == 0 or votes.get(preferred, -1) == best:
-            return preferred
-        return min(a for a in legal if votes[a] == best)
+        # most wins; among equals (and when nothing is proven to win) the greedy's favourite
+        liking = self.fallback.action_scores(observation)
+        return max(legal, key=lambda a: (votes[a], liking.get(a, -float("inf")), -a))
 
 
 def make_pimc(game: str, config: dict, seed: int | None = None, samples: int | None = None,
