@@ -125,8 +125,11 @@ def cmd_evaluate(args) -> int:
 
 
 def cmd_crossplay(args) -> int:
-    from .evaluate import crossplay, format_crossplay
+    from .evaluate import COOPERATIVE_GAMES, crossplay, format_crossplay
 
+    if args.game not in COOPERATIVE_GAMES:
+        raise ValueError(f"cross-play is for cooperative games ({', '.join(COOPERATIVE_GAMES)}); "
+                         f"{args.game} is competitive: rate {args.game} with `braincards league`")  # fmt: skip
     config = _with_players(args, load_config(args.config, args.set))
     result = crossplay(args.game, config, policies=args.specs, games=args.games, seed=args.seed,
                        workers=args.workers, out_dir=args.out, deterministic=not args.stochastic,
@@ -137,8 +140,12 @@ def cmd_crossplay(args) -> int:
 
 
 def cmd_league(args) -> int:
-    from .evaluate import format_league, league
+    from .evaluate import COMPETITIVE_GAMES, format_league, league
 
+    if args.game not in COMPETITIVE_GAMES:
+        raise ValueError(f"a league rates competitive games ({', '.join(COMPETITIVE_GAMES)}); "
+                         f"{args.game} is cooperative: measure {args.game} with `braincards "
+                         f"crossplay` or `braincards evaluate`")  # fmt: skip
     config = _with_players(args, load_config(args.config, args.set))
     result = league(args.game, config, policies=args.specs, games=args.games, seed=args.seed,
                     workers=args.workers, out_dir=args.out, deterministic=not args.stochastic,

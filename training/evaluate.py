@@ -23,13 +23,17 @@ the same deals.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import itertools
 import math
 import multiprocessing
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import numpy as np
@@ -225,10 +229,20 @@ def game_wins(game: str, raw, rewards, scores, truncated: bool) -> list[bool]:
 
 
 # ---------------------------------------------------------------------------- running
+class WorkerError(RuntimeError):
+    """A worker process of a parallel run ended abruptly (killed by a signal, out of memory):
+    the run is stopped and its results are discarded."""
+
+
 _WORKER_TABLE: _Table | None = None
 
 
 def _worker_init(game, config, specs, seed, deterministic):
+    # The parent stops the workers itself on Ctrl-C or SIGTERM. A worker ignores SIGINT (a
+    # terminal sends Ctrl-C to the whole process group: no traceback from every worker) and
+    # takes SIGTERM's default action (it may have inherited the parent's handler by fork).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     global _WORKER_TABLE
     _WORKER_TABLE = _Table(game, config, specs, seed, deterministic)
 
@@ -237,10 +251,69 @@ def _worker_run(tasks):
     return [_WORKER_TABLE.play(t) for t in tasks]
 
 
+@contextlib.contextmanager
+def _sigterm_raises_systemexit():
+    """While workers run, SIGTERM raises ``SystemExit(143)`` in the main thread instead of
+    ending the process at once (which would orphan the workers), so the ``finally`` that
+    stops them runs. Only where SIGTERM has its default action and in the main thread (a
+    program with its own SIGTERM handler keeps it)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):  # fmt: skip
+        yield
+        return
+
+    def handler(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the cleanup
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _pool_processes(ex: ProcessPoolExecutor) -> list:
+    """The pool's worker processes (CPython keeps them in ``_processes``; with fork they all
+    start at the first submit)."""
+    return list((getattr(ex, "_processes", None) or {}).values())
+
+
+def _stop_pool(ex: ProcessPoolExecutor, procs: list) -> None:
+    """Stop a pool now: end the workers (SIGTERM, then SIGKILL after 5 s), wait for them,
+    then cancel the games not started and wait for the pool's own thread."""
+    for p in procs:
+        if p.exitcode is None:
+            p.terminate()
+    for p in procs:
+        p.join(5)
+        if p.exitcode is None:
+            p.kill()
+            p.join()
+    ex.shutdown(wait=True, cancel_futures=True)
+
+
+def _exit_description(p) -> str:
+    code = p.exitcode
+    if code is None:
+        return f"{p.pid}"
+    if code < 0:
+        try:
+            return f"{p.pid} (killed by {signal.Signals(-code).name})"
+        except ValueError:
+            return f"{p.pid} (killed by signal {-code})"
+    return f"{p.pid} (exit status {code})"
+
+
 def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, workers: int = 1,
               deterministic: bool = True, progress: bool | None = None,
               desc: str = "games") -> list[dict]:  # fmt: skip
-    """Play every task (serially or in ``workers`` processes); records in task order."""
+    """Play every task (serially or in ``workers`` processes); records in task order.
+
+    With workers, the first error (a policy raising, Ctrl-C, SIGTERM) stops the run at once:
+    the games not yet played are cancelled, the workers are ended and waited for, and the
+    error is raised. A worker that dies (killed, out of memory) raises :class:`WorkerError`.
+    """
     workers = int(workers)
     if workers < 1:
         raise ValueError(f"workers={workers} must be >= 1")
@@ -263,17 +336,35 @@ def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, w
     # change a result. The pool starts before the progress bar's thread does.
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
-                             initargs=(game, config, specs, seed, deterministic)) as ex:  # fmt: skip
-        futures = [ex.submit(_worker_run, c) for c in chunks]
-        bar = _progress(len(tasks), progress, desc)
+    with _sigterm_raises_systemexit():
+        ex = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
+                                 initargs=(game, config, specs, seed, deterministic))  # fmt: skip
+        procs: list = []
+        finished = False
         try:
-            for fut in as_completed(futures):
-                recs = fut.result()
-                results.extend(recs)
-                bar.update(len(recs))
+            futures = [ex.submit(_worker_run, c) for c in chunks]
+            procs = _pool_processes(ex)
+            bar = _progress(len(tasks), progress, desc)
+            try:
+                for fut in as_completed(futures):
+                    recs = fut.result()
+                    results.extend(recs)
+                    bar.update(len(recs))
+            finally:
+                bar.close()
+            finished = True
+        except BrokenProcessPool as err:
+            dead = [_exit_description(p) for p in procs if p.exitcode is not None]
+            raise WorkerError(
+                f"worker process {', '.join(dead) or '(unknown pid)'} ended abruptly while "
+                f"playing games; the run was stopped and its results discarded (the "
+                f"out-of-memory killer sends SIGKILL: with little memory use fewer workers)"
+            ) from err
         finally:
-            bar.close()
+            if finished:
+                ex.shutdown(wait=True)
+            else:
+                _stop_pool(ex, procs or _pool_processes(ex))
     order = {t[0]: k for k, t in enumerate(tasks)}
     results.sort(key=lambda r: order[r["key"]])
     return results
@@ -522,7 +613,9 @@ def write_crossplay_csv(result: dict, path: Path) -> None:
                             f"{sc['hi']:.3f}"])  # fmt: skip
 
 
-def plot_crossplay(result: dict, path: Path) -> None:
+def crossplay_figure(result: dict):
+    """The cross-play heatmap of :func:`crossplay`'s result as a matplotlib figure: team win
+    rate per pair, on a colour scale fixed to [0, 1] so that heatmaps compare by colour."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -531,23 +624,35 @@ def plot_crossplay(result: dict, path: Path) -> None:
     labels = result["policies"]
     k = len(labels)
     m = np.array([[result["win_rate"][i][j]["value"] for j in range(k)] for i in range(k)])
-    fig, ax = plt.subplots(figsize=(1.6 * k + 2.5, 1.4 * k + 1.5))
-    im = ax.imshow(m, vmin=0.0, vmax=max(0.05, float(np.nanmax(m))), cmap="viridis")
+    fig, ax = plt.subplots(figsize=(1.6 * k + 2.5, 1.4 * k + 1.8))
+    im = ax.imshow(m, vmin=0.0, vmax=1.0, cmap="viridis")
     ax.set_xticks(range(k), labels, rotation=30, ha="right")
     ax.set_yticks(range(k), labels)
+    ax.set_xlabel("policy B (its partner)")
+    ax.set_ylabel("policy A")
     for i in range(k):
         for j in range(k):
             d = result["win_rate"][i][j]
             ax.text(j, i, f"{d['value']:.3f}\n[{d['lo']:.3f}, {d['hi']:.3f}]", ha="center",
-                    va="center", fontsize=8, color="white" if m[i, j] < 0.6 * m.max() else "black")  # fmt: skip
+                    va="center", fontsize=8, color="white" if m[i, j] < 0.6 else "black")  # fmt: skip
     cfg = result["config"]
     ax.set_title(f"{result['game']} cross-play team win rate\n"
                  f"{cfg.get('num_players')} players, {cfg.get('difficulty', 'amateur')}, "
                  f"{result['games'][0][0]} games per cell")  # fmt: skip
-    fig.colorbar(im, ax=ax, label="team win rate")
+    fig.colorbar(im, ax=ax, label="team win rate (A and B at one table)")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    return fig
+
+
+def plot_crossplay(result: dict, path: Path) -> None:
+    """Write :func:`crossplay_figure` as a PNG."""
+    import matplotlib.pyplot as plt
+
+    fig = crossplay_figure(result)
+    try:
+        fig.savefig(path, dpi=120)
+    finally:
+        plt.close(fig)
 
 
 def format_crossplay(result: dict) -> str:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
+import subprocess
+import sys
 
 import pytest
 
@@ -33,7 +36,7 @@ def test_evaluate_command(capsys, tmp_path):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["evaluate", "the_brain", "--seat", "greedy", "--seat", "random"], "unknown policy spec 'greedy'"),
+        (["evaluate", "the_brain", "--seat", "grandmaster", "--seat", "random"], "unknown policy spec 'grandmaster'"),
         (["evaluate", "the_brain", "--seat", "random", "--set", "num_players=3"], "num_players=3 but 1 seats"),
         (["evaluate", "the_brain", "--seat", "random", "--set", "difficulty=expert"], "difficulty"),
         (["evaluate", "the_brain", "--seat", "random", "--set", "nonsense"], "KEY=VALUE"),
@@ -43,7 +46,7 @@ def test_evaluate_command(capsys, tmp_path):
         (["crossplay", "oh_my_brain", "random", "heuristic", "--out", "OUT"], "cooperative"),
         (["league", "oh_my_brain", "random", "--out", "OUT"], "at least 2 distinct"),
         (["play", "the_brain", "--seat", "random", "--seat", "random"], "exactly one --seat human"),
-        (["play", "the_brain", "--seat", "human", "--seat", "greedy"], "unknown policy spec"),
+        (["play", "the_brain", "--seat", "human", "--seat", "grandmaster"], "unknown policy spec"),
     ],
 )
 def test_cli_error_paths(argv, message, capsys, tmp_path):
@@ -55,10 +58,12 @@ def test_cli_error_paths(argv, message, capsys, tmp_path):
 
 
 def test_cli_unknown_game_and_missing_args(capsys):
-    with pytest.raises(SystemExit, match="unknown game 'chess'"):
-        main(["evaluate", "chess", "--seat", "random"])
-    with pytest.raises(SystemExit):
+    rc, _, err = run(["evaluate", "chess", "--seat", "random"], capsys)
+    assert rc == 2
+    assert "braincards: error: unknown game 'chess'; known games:" in err and "the_brain_v0" in err
+    with pytest.raises(SystemExit) as info:
         main(["evaluate", "the_brain"])  # --seat is required
+    assert info.value.code == 2
     assert "--seat" in capsys.readouterr().err
 
 
@@ -149,3 +154,139 @@ def test_play_interrupted_says_so(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", Interrupting())
     rc, out, _ = run(["play", "the_brain", "--seat", "human", "--seat", "random", "--seed", "1"], capsys)
     assert rc == 0 and "game abandoned (interrupted)" in out
+
+
+# ---------------------------------------------------------------------------- rough edges
+def test_version(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"braincards {version('braincards')}"
+
+
+@pytest.mark.parametrize("argv, says, not_says", [
+    (["crossplay", "oh_my_brain", "random", "heuristic", "--out", "OUT"],
+     "rate oh_my_brain_v0 with `braincards league`", "league()"),
+    (["league", "the_brain", "random", "heuristic", "--out", "OUT"],
+     "measure the_brain_v0 with `braincards crossplay`", "crossplay()"),
+])  # fmt: skip
+def test_cooperative_and_competitive_errors_speak_the_cli(argv, says, not_says, capsys, tmp_path):
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    rc, _, err = run(argv, capsys)
+    assert rc == 2 and "braincards: error:" in err
+    assert says in err and not_says not in err
+
+
+@pytest.mark.parametrize("name, extra", [
+    ("yaml", "train"),
+    ("stable_baselines3.common", "train"),
+    ("sb3_contrib", "train"),
+    ("torch", "train"),
+    ("openskill.models", "train"),
+    ("ray", "rllib"),
+    ("no_such_module_anywhere", None),
+])  # fmt: skip
+def test_missing_module_names_its_extra(name, extra):
+    from braincards.training.cli import extra_for_missing_module
+
+    assert extra_for_missing_module(ModuleNotFoundError(f"No module named {name!r}", name=name)) == extra
+
+
+def test_missing_train_extra_module_is_a_clear_error(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "yaml", None)  # import yaml -> ModuleNotFoundError
+    rc, _, err = run(["evaluate", "the_brain", "--seat", "random", "--games", "2"], capsys)
+    assert rc == 2
+    assert "braincards: error: `braincards evaluate` needs pyyaml" in err
+    assert "pip install 'braincards[train]'" in err
+    assert "Traceback" not in err
+
+
+def test_a_missing_module_of_no_extra_is_not_hidden(monkeypatch):
+    """Only modules of an extra get the install hint; any other is a bug and raises."""
+    from braincards.training import commands
+
+    def broken(args):
+        raise ModuleNotFoundError("No module named 'no_such_module_anywhere'",
+                                  name="no_such_module_anywhere")  # fmt: skip
+
+    monkeypatch.setattr(commands, "cmd_evaluate", broken)
+    with pytest.raises(ModuleNotFoundError, match="no_such_module_anywhere"):
+        main(["evaluate", "the_brain", "--seat", "random"])
+
+
+# The environments-only install, simulated: every module of the train extra fails to import.
+ENVS_ONLY = """
+import json, sys
+from importlib.abc import MetaPathFinder
+
+BLOCKED = {"torch", "stable_baselines3", "sb3_contrib", "yaml", "tensorboard", "tqdm", "rich",
+           "matplotlib", "openskill", "pydantic", "safetensors", "ray"}
+
+
+class NotInstalled(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, NotInstalled())
+from braincards.training.cli import main
+
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("argv, rc, says", [
+    (["demo", "the_brain", "--players", "2"], 0, "result (game over)"),
+    (["--version"], 0, "braincards "),
+    (["evaluate", "the_brain", "--seat", "random"], 2,
+     "`braincards evaluate` needs pyyaml (module 'yaml' is not installed): pip install 'braincards[train]'"),
+    (["train", "configs/the_brain/train_3p.yaml"], 2, "pip install 'braincards[train]'"),
+    (["league", "oh_my_brain", "random", "heuristic", "--out", "OUT"], 2, "pip install 'braincards[train]'"),
+])  # fmt: skip
+def test_environments_only_install(argv, rc, says, tmp_path):
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    result = subprocess.run([sys.executable, "-c", ENVS_ONLY, *argv], capture_output=True,
+                            text=True, timeout=120)  # fmt: skip
+    assert result.returncode == rc, result.stderr
+    assert says in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    if rc == 2:
+        assert result.stderr.startswith("braincards: error:")
+
+
+@pytest.mark.parametrize("argv", [
+    ["demo", "oh_my_brain", "--seed", "3"],
+    ["evaluate", "the_brain", "--seat", "random", "--games", "3", "--quiet"],
+])  # fmt: skip
+def test_a_closed_stdout_is_not_an_error(argv):
+    """`braincards ... | head`: the reader goes away; no BrokenPipeError, exit 141 as a
+    command killed by SIGPIPE."""
+    proc = subprocess.Popen([sys.executable, "-m", "braincards.training.cli", *argv],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc.stdout.close()  # before anything is written: every write fails
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 141, err
+    assert err == ""
+
+
+def test_head_reads_the_first_lines_quietly():
+    result = subprocess.run(f"{shlex.quote(sys.executable)} -m braincards.training.cli demo "
+                            "oh_my_brain --seed 3 | head -n 2", shell=True, capture_output=True,
+                            text=True, timeout=120)  # fmt: skip
+    assert len(result.stdout.splitlines()) == 2
+    assert result.stderr == ""
+
+
+def test_ctrl_c_during_a_command(capsys, monkeypatch):
+    from braincards.training import commands
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(commands, "cmd_evaluate", interrupted)
+    rc, _, err = run(["evaluate", "the_brain", "--seat", "random"], capsys)
+    assert rc == 130 and err == "braincards: interrupted\n"

@@ -52,7 +52,7 @@ def test_evaluate_errors():
     with pytest.raises(ValueError, match="unknown game"):
         evaluate("chess", {}, seats=["random"], games=2)
     with pytest.raises(ValueError, match="unknown policy spec"):
-        evaluate("the_brain", {}, seats=["random", "greedy"], games=2)
+        evaluate("the_brain", {}, seats=["random", "grandmaster"], games=2)
     with pytest.raises(ValueError, match="difficulty"):
         evaluate("the_brain", {"difficulty": "expert"}, seats=["random", "random"], games=2)
     with pytest.raises(ValueError, match="games=0"):
@@ -168,3 +168,24 @@ def test_unknown_env_option_is_a_clear_error():
         evaluate("the_brain", {"foo": 1}, seats=["random"], games=2)
     with pytest.raises(ValueError, match="unknown option 'bar'"):
         crossplay("the_brain", {"bar": 1}, policies=["random", "heuristic"], games=2)
+
+
+@pytest.mark.parametrize("rate", [0.0, 0.02, 1.0])
+def test_crossplay_heatmap_has_a_fixed_scale_and_axis_titles(rate):
+    """Heatmaps of different runs compare by colour: the scale is always [0, 1]."""
+    from braincards.training.evaluate import crossplay_figure
+
+    cell = {"value": rate, "lo": 0.0, "hi": 1.0}
+    result = {"game": "the_brain_v0", "config": {"num_players": 2}, "seed": 0,
+              "policies": ["a", "b"], "games": [[4, 4], [4, 4]],
+              "win_rate": [[cell, cell], [cell, cell]]}  # fmt: skip
+    fig = crossplay_figure(result)
+    try:
+        ax = fig.axes[0]
+        assert ax.images[0].get_clim() == (0.0, 1.0)
+        assert ax.get_xlabel() and ax.get_ylabel()
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)

@@ -1,0 +1,199 @@
+"""Evaluation with worker processes: a failing policy surfaces at once, Ctrl-C and SIGTERM
+stop the run promptly without orphaned workers, and a killed worker is a clear error.
+
+The process checks read /proc (Linux); the worker tests need the fork start method."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from braincards.training.evaluate import WorkerError, evaluate
+
+pytestmark = pytest.mark.skipif(
+    not Path("/proc/self/stat").exists() or "fork" not in multiprocessing.get_all_start_methods(),
+    reason="needs /proc and the fork start method (Linux)",
+)
+
+# a run long enough (minutes with 2 workers) that only a prompt stop ends it in time
+LONG_RUN = ["evaluate", "the_brain", "--seat", "random", "--seat", "random", "--games", "200000",
+            "--workers", "2", "--quiet"]  # fmt: skip
+# the CLI in a fresh interpreter; SIGINT gets Python's default handler even when the test
+# runner was started with SIGINT ignored (a background job), which the child would inherit
+CLI = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+       "from braincards.training.cli import main; sys.exit(main(sys.argv[1:]))")  # fmt: skip
+PROMPT_S = 20  # generous: a prompt stop takes well under a second
+
+
+# ---------------------------------------------------------------------------- /proc
+def _stat(pid: int) -> tuple[str, int] | None:
+    """(state, ppid) of a process, or None when it no longer exists."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    fields = text[text.rindex(")") + 2 :].split()
+    return fields[0], int(fields[1])
+
+
+def _alive(pid: int) -> bool:
+    st = _stat(pid)
+    return st is not None and st[0] not in ("Z", "X")
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            st = _stat(int(entry.name))
+            if st is not None and st[1] == pid and st[0] not in ("Z", "X"):
+                out.append(int(entry.name))
+    return out
+
+
+def _wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@pytest.fixture
+def cli_run(tmp_path):
+    """Start the long CLI run; gives (process, its worker pids, a function returning what
+    it wrote to stderr). Kills leftovers after. Output goes to files, not pipes: an orphaned
+    worker would hold a pipe open and block the read."""
+    started: list[subprocess.Popen] = []
+    workers: list[int] = []
+
+    def start(argv=LONG_RUN):
+        k = len(started)
+        with open(tmp_path / f"out{k}", "w") as out, open(tmp_path / f"err{k}", "w") as err:
+            proc = subprocess.Popen([sys.executable, "-c", CLI, *argv], stdout=out, stderr=err,
+                                    stdin=subprocess.DEVNULL)  # fmt: skip
+        started.append(proc)
+        kids = _wait_for(lambda: len(_children(proc.pid)) >= 2 and _children(proc.pid), 60,
+                         "the two worker processes to start")  # fmt: skip
+        workers.extend(kids)
+        time.sleep(0.3)  # let them play a few games
+        return proc, kids, lambda: (tmp_path / f"err{k}").read_text()
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    for pid in workers:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _assert_gone(pids: list[int]) -> None:
+    # the parent joins its workers before it exits; an orphan would run on for minutes
+    left = [p for p in pids if _alive(p)]
+    if left:
+        time.sleep(2)
+        left = [p for p in pids if _alive(p)]
+    assert not left, f"worker processes {left} outlived the command"
+
+
+# ---------------------------------------------------------------------------- policies
+class _OneFailure:
+    """Random legal moves; raises in the ``fail_at``-th game that a process plays with it
+    (once only: every other game is fine). Counts the games started in every process."""
+
+    name = "fails_once"
+
+    def __init__(self, fail_at: int, started, action: str = "raise"):
+        self.fail_at = fail_at
+        self.started = started
+        self.action = action
+        self.games = 0
+        self.parent = os.getpid()
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed=None):
+        self.games += 1
+        with self.started.get_lock():
+            self.started.value += 1
+
+    def act(self, observation, agent=None):
+        if self.games == self.fail_at:
+            self.games += 1  # only once
+            if self.action == "kill" and os.getpid() != self.parent:  # never the test runner
+                os.kill(os.getpid(), signal.SIGKILL)
+            raise RuntimeError("the policy failed on purpose")
+        return int(self.rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+# ---------------------------------------------------------------------------- tests
+def test_a_failing_policy_cancels_the_outstanding_games():
+    """The first error ends the run: the remaining games are not played first."""
+    started = multiprocessing.get_context("fork").Value("i", 0)
+    games = 4000
+    with pytest.raises(RuntimeError, match="failed on purpose"):
+        evaluate("the_brain", {}, seats=[_OneFailure(30, started), "random"], games=games,
+                 workers=2, progress=False)  # fmt: skip
+    # before the fix every one of the 4000 games was played before the error surfaced
+    assert started.value < games // 4, started.value
+    assert not _children(os.getpid())
+
+
+def test_a_failing_policy_fails_the_serial_run_the_same_way():
+    started = multiprocessing.get_context("fork").Value("i", 0)
+    with pytest.raises(RuntimeError, match="failed on purpose"):
+        evaluate("the_brain", {}, seats=[_OneFailure(3, started), "random"], games=50,
+                 workers=1, progress=False)  # fmt: skip
+    assert started.value == 3
+
+
+def test_a_worker_that_dies_is_a_worker_error():
+    started = multiprocessing.get_context("fork").Value("i", 0)
+    with pytest.raises(WorkerError, match="worker process .* ended abruptly") as info:
+        evaluate("the_brain", {}, seats=[_OneFailure(10, started, "kill"), "random"], games=4000,
+                 workers=2, progress=False)  # fmt: skip
+    assert "SIGKILL" in str(info.value)
+    assert isinstance(info.value, RuntimeError)
+    assert not _children(os.getpid())
+
+
+def test_sigterm_stops_the_cli_promptly_without_orphans(cli_run):
+    proc, workers, stderr = cli_run()
+    proc.send_signal(signal.SIGTERM)
+    rc = proc.wait(timeout=PROMPT_S)
+    err = stderr()
+    assert rc == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err
+    _assert_gone(workers)
+
+
+def test_ctrl_c_stops_the_cli_promptly_without_orphans(cli_run):
+    proc, workers, stderr = cli_run()
+    proc.send_signal(signal.SIGINT)
+    rc = proc.wait(timeout=PROMPT_S)
+    err = stderr()
+    assert rc == 130, err
+    assert "braincards: interrupted" in err and "Traceback" not in err
+    _assert_gone(workers)
+
+
+def test_a_killed_worker_is_a_cli_error_with_exit_status_2(cli_run):
+    proc, workers, stderr = cli_run()
+    os.kill(workers[0], signal.SIGKILL)
+    rc = proc.wait(timeout=PROMPT_S)
+    err = stderr()
+    assert rc == 2, err
+    assert "braincards: error:" in err and "worker process" in err and "SIGKILL" in err
+    assert "Traceback" not in err
+    _assert_gone(workers)
