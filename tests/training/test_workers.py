@@ -81,7 +81,7 @@ def cli_run(tmp_path):
         k = len(started)
         with open(tmp_path / f"out{k}", "w") as out, open(tmp_path / f"err{k}", "w") as err:
             proc = subprocess.Popen([sys.executable, "-c", CLI, *argv], stdout=out, stderr=err,
-                                    stdin=subprocess.DEVNULL)  # fmt: skip
+                                    stdin=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
         started.append(proc)
         kids = _wait_for(lambda: len(_children(proc.pid)) >= 2 and _children(proc.pid), 60,
                          "the two worker processes to start")  # fmt: skip
@@ -178,9 +178,14 @@ def test_sigterm_stops_the_cli_promptly_without_orphans(cli_run):
     _assert_gone(workers)
 
 
-def test_ctrl_c_stops_the_cli_promptly_without_orphans(cli_run):
+@pytest.mark.parametrize("to", ["the command", "its process group"])
+def test_ctrl_c_stops_the_cli_promptly_without_orphans(to, cli_run):
+    """A terminal's Ctrl-C reaches the whole process group: the workers print nothing."""
     proc, workers, stderr = cli_run()
-    proc.send_signal(signal.SIGINT)
+    if to == "the command":
+        proc.send_signal(signal.SIGINT)
+    else:
+        os.killpg(proc.pid, signal.SIGINT)  # its own session: the test runner is not in it
     rc = proc.wait(timeout=PROMPT_S)
     err = stderr()
     assert rc == 130, err
