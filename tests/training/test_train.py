@@ -38,6 +38,8 @@ def test_config_trains_saves_loads_and_plays(path, tmp_path, monkeypatch, capsys
     cfg = load_train_config(path, overrides)
     if cfg.opponents.snapshot_every:
         overrides["opponents.snapshot_every"] = 40  # a snapshot is taken within the short run
+    if cfg.pretrain is not None:  # a few teacher games (DAgger's learner-played chunk too)
+        overrides.update({"pretrain.games": 4, "pretrain.chunk_games": 2, "pretrain.epochs": 1})
     cfg = load_train_config(path, overrides)
     summary = train(cfg, tmp_path / "run", progress=False, log=_quiet)
     out = tmp_path / "run"
@@ -48,10 +50,13 @@ def test_config_trains_saves_loads_and_plays(path, tmp_path, monkeypatch, capsys
     meta = read_metadata(out / "best")
     assert meta["game"] == cfg.game and meta["env_config"] == cfg.env
     assert meta["history_k"] == cfg.history_k
-    assert meta["evaluation"]["timesteps"] in (64, 128)
+    assert meta["evaluation"]["timesteps"] in (0, 64, 128)
     assert meta["training"]["ppo"]["n_steps"] == 32
     assert summary["speed"]["steps_per_second"] > 0 and 0 <= summary["speed"]["env_share"] <= 1
-    assert len(json.loads((out / "evaluations.json").read_text())["history"]) == 2
+    evaluations = json.loads((out / "evaluations.json").read_text())
+    # with pretraining the curve starts with an evaluation of the cloned teacher at 0 steps
+    assert [h["timesteps"] for h in evaluations["history"]] == [0] * (cfg.pretrain is not None) + [64, 128]
+    assert (evaluations["pretrain"] is not None) == (cfg.pretrain is not None)
     # loaded back as a partner/opponent through evaluate (a spec path) ...
     n = cfg.num_players
     seats = [str(out / "best")] + ["heuristic"] * (n - 1)
