@@ -151,7 +151,7 @@ class BraincardsMultiAgentEnv(MultiAgentEnv):
         self.observation_spaces = dict.fromkeys(agents, space)
         self.action_spaces = dict.fromkeys(agents, gym.spaces.Discrete(n_actions))
         self._rng = np.random.default_rng(config.get("seed"))
-        self._policies: dict[str, object] = {}  # opponent source -> braincards policy
+        self._policies: dict[tuple, object] = {}  # (source, seat) -> braincards policy
         self._agent_of: dict[str, str] = {}  # seat -> RLlib agent id (exposed seats)
         self._builtin: dict[str, object] = {}  # seat -> policy the env plays itself
         self._started: set[str] = set()
@@ -170,13 +170,15 @@ class BraincardsMultiAgentEnv(MultiAgentEnv):
         return out
 
     # ------------------------------------------------------------------ opponents
-    def _policy(self, source: str):
-        if source not in self._policies:
+    def _policy(self, source: str, seat: str):
+        """One policy object per (source, seat): a policy may remember the game it plays."""
+        key = (source, seat)
+        if key not in self._policies:
             from braincards.training.policies import make_policy
 
-            self._policies[source] = make_policy(source, self.game, self.env_options,
-                                                 deterministic=self.deterministic)  # fmt: skip
-        return self._policies[source]
+            self._policies[key] = make_policy(source, self.game, self.env_options,
+                                              deterministic=self.deterministic)  # fmt: skip
+        return self._policies[key]
 
     def _seat_everyone(self) -> None:
         self._agent_of, self._builtin = {}, {}
@@ -200,7 +202,7 @@ class BraincardsMultiAgentEnv(MultiAgentEnv):
                 self._agent_of[seat] = snapshot_agent(slot, snapshots)
                 snapshots += 1
             else:
-                pol = self._policy(source)
+                pol = self._policy(source, seat)
                 pol.reset(seed=int(self._rng.integers(2**31)))
                 self._builtin[seat] = pol
 

@@ -201,6 +201,7 @@ def _set_threads(algo, threads: int) -> None:
         torch.set_num_threads(threads)
 
     algo.env_runner_group.foreach_env_runner(runner_threads, local_env_runner=True)
+    algo.learner_group.foreach_learner(runner_threads)  # remote learners (num_learners > 0)
 
 
 def _metric(result: dict, *path, default=None):
