@@ -146,8 +146,8 @@ def test_boar_heuristic_remembers_its_hand_exactly():
 
 # ---------------------------------------------------------------------------- specs
 def test_unknown_spec_lists_what_is_allowed():
-    with pytest.raises(PolicySpecError, match="allowed policy specs: 'random', 'heuristic'"):
-        make_policy("greedy", "the_brain_v0")
+    with pytest.raises(PolicySpecError, match="allowed policy specs: 'random', 'heuristic', 'greedy', 'pimc'"):
+        make_policy("grandmaster", "the_brain_v0")
     with pytest.raises(PolicySpecError, match="no checkpoint at"):
         make_policy("the_brain/does_not_exist", "the_brain_v0")
     with pytest.raises(PolicySpecError):
