@@ -7,6 +7,7 @@ import json
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 SPEC_HELP = ("policy spec: 'random', 'heuristic', a checkpoint path (NAME.zip + NAME.json) or a "
              "checkpoint name under checkpoints/ (e.g. the_brain/ppo_3p)")  # fmt: skip
@@ -16,37 +17,51 @@ PRIVATE_DECISIONS = {"oh_my_brain_v0": {"draft", "keep", "refill", "give_card"}}
 
 
 # ---------------------------------------------------------------------------- config
+def read_yaml(path: str | Path, what: str = "config file") -> Any:
+    """The data of a YAML file (``{}`` for an empty one); ValueError if it is missing or
+    not valid YAML."""
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"{what} {path} does not exist")
+    try:
+        data = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as err:
+        raise ValueError(f"{what} {path} is not valid YAML: {err}") from None
+    return {} if data is None else data
+
+
+def parse_sets(items: list[str] | None) -> dict[str, Any]:
+    """``--set KEY=VALUE`` options -> ``{KEY: value}`` (each value parsed as YAML)."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--set {item!r}: expected KEY=VALUE")
+        if not key.strip():
+            raise ValueError(f"--set {item!r}: empty key; expected KEY=VALUE")
+        try:
+            out[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError as err:
+            raise ValueError(f"--set {item!r}: bad value: {err}") from None
+    return out
+
+
 def load_config(path: str | None, sets: list[str] | None) -> dict:
     """The env config from a YAML file (a mapping of env options, or a mapping with an
     ``env`` mapping inside) plus ``--set KEY=VALUE`` overrides (values parsed as YAML)."""
-    import yaml
-
     config: dict = {}
     if path:
-        p = Path(path)
-        if not p.is_file():
-            raise ValueError(f"config file {path} does not exist")
-        try:
-            data = yaml.safe_load(p.read_text())
-        except yaml.YAMLError as err:
-            raise ValueError(f"config file {path} is not valid YAML: {err}") from None
-        if data is None:
-            data = {}
+        data = read_yaml(path)
         if isinstance(data, dict) and isinstance(data.get("env"), dict):
             data = data["env"]
         if not isinstance(data, dict):
             raise ValueError(f"config file {path} must hold a mapping of env options")
         config.update(data)
-    for item in sets or []:
-        if "=" not in item:
-            raise ValueError(f"--set {item!r}: expected KEY=VALUE")
-        key, value = item.split("=", 1)
-        if not key.strip():
-            raise ValueError(f"--set {item!r}: empty key; expected KEY=VALUE")
-        try:
-            config[key.strip()] = yaml.safe_load(value)
-        except yaml.YAMLError as err:
-            raise ValueError(f"--set {item!r}: bad value: {err}") from None
+    config.update(parse_sets(sets))
     return config
 
 

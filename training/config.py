@@ -273,16 +273,9 @@ def set_key(data: dict, dotted: str, value: Any) -> None:
 
 def load_train_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """Read a YAML training config and apply ``overrides`` (dotted keys -> values)."""
-    import yaml
+    from .commands import read_yaml
 
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"training config {path} does not exist")
-    try:
-        data = yaml.safe_load(p.read_text())
-    except yaml.YAMLError as err:
-        raise ConfigError(f"training config {path} is not valid YAML: {err}") from None
-    data = {} if data is None else data
+    data = read_yaml(path, "training config")
     if isinstance(data, dict):
         for key, value in (overrides or {}).items():
             set_key(data, key, value)

@@ -405,19 +405,10 @@ def add_train_command(sub) -> None:
 
 
 def cmd_train(args) -> int:
-    import yaml
-
+    from .commands import parse_sets
     from .config import load_train_config
 
-    overrides = {}
-    for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--set {item!r}: expected KEY=VALUE, e.g. ppo.learning_rate=1.0e-4")
-        try:
-            overrides[key.strip()] = yaml.safe_load(value)
-        except yaml.YAMLError as err:
-            raise ValueError(f"--set {item!r}: bad value: {err}") from None
+    overrides = parse_sets(args.set)
     for key, value in (("total_timesteps", args.timesteps), ("seed", args.seed),
                        ("torch_threads", args.torch_threads)):  # fmt: skip
         if value is not None:
