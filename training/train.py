@@ -61,21 +61,15 @@ def make_learner_env(cfg_json: dict, index: int) -> LearnerEnv:
 
 
 def make_vec_env(cfg: TrainConfig):
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+    """``n_envs`` learner envs in a DummyVecEnv or SubprocVecEnv, timed and monitored."""
+    from stable_baselines3.common.vec_env import (
+        DummyVecEnv,
+        SubprocVecEnv,
+        VecEnvWrapper,
+        VecMonitor,
+    )
 
-    fns = [functools.partial(make_learner_env, config_dict(cfg), i) for i in range(cfg.n_envs)]
-    if cfg.vec_env == "subproc":
-        venv = SubprocVecEnv(fns, start_method="fork" if sys.platform != "win32" else "spawn")
-    else:
-        venv = DummyVecEnv(fns)
-    venv = TimedVecEnv(venv)
-    return VecMonitor(venv, info_keywords=("win",))
-
-
-def _timed_vec_env_class():
-    from stable_baselines3.common.vec_env import VecEnvWrapper
-
-    class _TimedVecEnv(VecEnvWrapper):
+    class TimedVecEnv(VecEnvWrapper):
         """Counts the seconds spent inside the envs (steps and resets, opponents' moves
         included) to report the env's share of the wall time."""
 
@@ -83,28 +77,27 @@ def _timed_vec_env_class():
             super().__init__(venv)
             self.env_seconds = 0.0
 
-        def reset(self):
+        def _timed(self, fn, *args):
             t = time.perf_counter()
-            out = self.venv.reset()
+            out = fn(*args)
             self.env_seconds += time.perf_counter() - t
             return out
 
-        def step_wait(self):
-            t = time.perf_counter()
-            out = self.venv.step_wait()
-            self.env_seconds += time.perf_counter() - t
-            return out
+        def reset(self):
+            return self._timed(self.venv.reset)
 
         def step_async(self, actions):
-            t = time.perf_counter()
-            self.venv.step_async(actions)
-            self.env_seconds += time.perf_counter() - t
+            self._timed(self.venv.step_async, actions)
 
-    return _TimedVecEnv
+        def step_wait(self):
+            return self._timed(self.venv.step_wait)
 
-
-def TimedVecEnv(venv):  # noqa: N802 - a class built lazily (SB3 is imported only when training)
-    return _timed_vec_env_class()(venv)
+    fns = [functools.partial(make_learner_env, config_dict(cfg), i) for i in range(cfg.n_envs)]
+    if cfg.vec_env == "subproc":
+        venv = SubprocVecEnv(fns, start_method="fork" if sys.platform != "win32" else "spawn")
+    else:
+        venv = DummyVecEnv(fns)
+    return VecMonitor(TimedVecEnv(venv), info_keywords=("win",))
 
 
 # ---------------------------------------------------------------------------- model
