@@ -27,20 +27,11 @@ import pytest
 
 from braincards.envs import make
 
-# the tiny checkpoint stands in for checkpoints the README names but nobody trained yet
-from tests.training.conftest import tiny_checkpoint, tiny_model  # noqa: F401
-
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 
 PYTHON, SHELL, DATA, TEXT = {"python"}, {"bash", "sh", "shell"}, {"json", "yaml"}, {"text"}
 
-# Files a README block names that the repository does not hold yet. Each gets the tiny test
-# checkpoint as a stand-in while it is missing (the real one is used once it exists).
-STAND_INS = {
-    "checkpoints/the_brain/ppo_3p": "The Brain's 3-player PPO policy is not trained and "
-    "shipped yet; the README's Policies and Evaluation API examples load it by path",
-}
 # Exact text replaced in python blocks before they run, to keep the test fast (each block
 # is otherwise run as written)
 SPEED_UPS = {"games=1000,": "games=24,"}  # Evaluation API: 1,000 games take ~10 s here
@@ -155,22 +146,15 @@ def test_readme_blocks_are_found():
 
 
 @pytest.fixture
-def workspace(tmp_path, monkeypatch, request):
-    """``make(text)``: a scratch current directory with the repository's configs/ and
-    checkpoints/ (files linked), plus stand-ins for the STAND_INS files that ``text`` names
-    and the repository lacks."""
+def workspace(tmp_path, monkeypatch):
+    """``make()``: a scratch current directory with the repository's configs/ and
+    checkpoints/ (files linked)."""
 
-    def make_workspace(text: str) -> Path:
+    def make_workspace() -> Path:
         (tmp_path / "configs").symlink_to(ROOT / "configs", target_is_directory=True)
         if (ROOT / "checkpoints").is_dir():
             shutil.copytree(ROOT / "checkpoints", tmp_path / "checkpoints", copy_function=_link,
                             ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
-        for name in STAND_INS:
-            if name in text and not (tmp_path / f"{name}.zip").exists():
-                source = request.getfixturevalue("tiny_checkpoint")
-                (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-                for suffix in (".zip", ".json"):
-                    shutil.copyfile(f"{source}{suffix}", tmp_path / f"{name}{suffix}")
         monkeypatch.chdir(tmp_path)
         return tmp_path
 
@@ -184,7 +168,7 @@ def _link(src, dst):
 @pytest.mark.parametrize("section", _sections_with(PYTHON))
 def test_readme_python_blocks_run(section, workspace):
     blocks = [b for b in BLOCKS if b.section == section and b.lang in PYTHON]
-    workspace("".join(b.code for b in blocks))
+    workspace()
     namespace: dict = {"__name__": "__readme__"}
     for b in blocks:
         code = b.code
@@ -209,8 +193,6 @@ def test_readme_data_blocks_parse(block):
 
 
 def test_allowances_are_still_needed():
-    for name in STAND_INS:
-        assert name in README, f"{name} is no longer in the README: drop it from STAND_INS"
     python = "".join(b.code for b in BLOCKS if b.lang in PYTHON)
     for slow in SPEED_UPS:
         assert slow in python, f"{slow!r} is no longer in a python block: drop it from SPEED_UPS"
@@ -220,7 +202,7 @@ def test_allowances_are_still_needed():
                          ids=[f"line{line}-{argv[0]}" for _, line, argv in COMMANDS])  # fmt: skip
 def test_readme_commands_parse(block, line, argv, workspace, capsys, monkeypatch):
     where = f"README.md:{line} `{shlex.join(argv)}`"
-    workdir = workspace(shlex.join(argv))
+    workdir = workspace()
     if argv[0] == "make":
         targets = set(re.findall(r"(?m)^([A-Za-z0-9_.-]+):", (ROOT / "Makefile").read_text()))
         missing = [t for t in argv[1:] if not t.startswith("-") and "=" not in t and t not in targets]
