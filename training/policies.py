@@ -46,6 +46,11 @@ BUILTIN_SPECS: dict[str, str] = {
     "greedy": "braincards.training.heuristics.the_brain_greedy:make_greedy",  # The Brain
     "pimc": "braincards.training.search.the_brain:make_pimc",  # The Brain
 }
+# built-in specs that take parameters (``NAME:KEY=VALUE,...``): name -> "module:builder",
+# builder(params_text) returns a factory like the ones above
+PARAMETERISED_SPECS: dict[str, str] = {
+    "pimc": "braincards.training.search.the_brain:pimc_spec",  # pimc:samples=16,nodes=2000
+}
 
 
 class PolicySpecError(ValueError):
@@ -280,6 +285,7 @@ def spec_help(game: str | None = None) -> str:
     shown = ", ".join(repr(n) for n in names) if names else "none found"
     return (
         "allowed policy specs: " + ", ".join(repr(k) for k in BUILTIN_SPECS)
+        + " (with parameters: 'pimc:samples=N,nodes=N')"
         + ", a checkpoint path (NAME.zip with NAME.json "
         f"beside it), or a checkpoint name under {' or '.join(str(d) for d in checkpoint_dirs())} "
         f"({shown})"
@@ -293,12 +299,24 @@ def make_policy(spec, game: str, config: dict | None = None, *, seed: int | None
         if hasattr(spec, "act") and hasattr(spec, "reset"):
             return spec
         raise PolicySpecError(f"not a policy or a policy spec: {spec!r}; {spec_help(game)}")
+    import importlib
+
     key = spec.strip()
     if key in BUILTIN_SPECS:
-        import importlib
-
         module, factory = BUILTIN_SPECS[key].split(":")
         return getattr(importlib.import_module(module), factory)(game, config or {}, seed=seed)
+    name, sep, params = key.partition(":")
+    if sep and name in BUILTIN_SPECS:
+        if name not in PARAMETERISED_SPECS:
+            raise PolicySpecError(f"the {name!r} policy takes no parameters (got {spec!r}); "
+                                  f"parameters go with: {', '.join(PARAMETERISED_SPECS)}, "
+                                  f"e.g. 'pimc:samples=16,nodes=2000'")  # fmt: skip
+        module, builder = PARAMETERISED_SPECS[name].split(":")
+        try:
+            factory = getattr(importlib.import_module(module), builder)(params)
+        except ValueError as err:
+            raise PolicySpecError(f"bad policy spec {spec!r}: {err}") from None
+        return factory(game, config or {}, seed=seed)
     path = resolve_checkpoint(key)
     if path is not None:
         return load_policy(path, deterministic=deterministic, game=game, config=config, seed=seed,

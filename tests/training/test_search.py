@@ -253,7 +253,7 @@ def test_pimc_reads_only_what_its_seat_may_see():
 
 
 def test_pimc_spec_and_parameters():
-    from braincards.training.policies import BUILTIN_SPECS, make_policy
+    from braincards.training.policies import BUILTIN_SPECS, PolicySpecError, make_policy
 
     assert "pimc" in BUILTIN_SPECS and "greedy" in BUILTIN_SPECS
     pol = make_policy("pimc", "the_brain_v0", {"num_players": 2})
@@ -265,6 +265,15 @@ def test_pimc_spec_and_parameters():
             parse_spec_params(bad, {"samples": int, "nodes": int})
     with pytest.raises(ValueError, match="The Brain only"):
         make_pimc("oh_my_brain_v0", {})
+    # the parameters from a spec string, as --seat pimc:samples=3,nodes=40 gives them
+    pol = make_policy("pimc:samples=3,nodes=40", "the_brain_v0", {"num_players": 2})
+    assert (pol.samples, pol.nodes, pol.name) == (3, 40, "pimc:samples=3,nodes=40")
+    with pytest.raises(PolicySpecError, match="unknown pimc parameter 'depth'"):
+        make_policy("pimc:depth=3", "the_brain_v0", {"num_players": 2})
+    with pytest.raises(PolicySpecError, match="must be >= 1"):
+        make_policy("pimc:nodes=0", "the_brain_v0", {"num_players": 2})
+    with pytest.raises(PolicySpecError, match="'heuristic' policy takes no parameters"):
+        make_policy("heuristic:depth=2", "the_brain_v0", {"num_players": 2})
     with pytest.raises(ValueError):
         PIMCPolicy(pol.layout, {}, samples=0)
 
