@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-SPEC_HELP = ("policy spec: 'random', 'heuristic', a checkpoint path (NAME.zip + NAME.json) or a "
-             "checkpoint name under checkpoints/ (e.g. the_brain/ppo_3p)")  # fmt: skip
+SPEC_HELP = ("policy spec: 'random', 'heuristic', 'greedy' or 'pimc' (The Brain; "
+             "'pimc:samples=N,nodes=N'), a checkpoint path (NAME.zip + NAME.json) or a shipped "
+             "checkpoint name (e.g. the_brain/ppo_3p; also searched in $BRAINCARDS_CHECKPOINTS)")  # fmt: skip
 
 # decisions whose choice another seat may not see (the play command hides them)
 PRIVATE_DECISIONS = {"oh_my_brain_v0": {"draft", "keep", "refill", "give_card"}}
