@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..policies import legal_actions
+from .base import LayoutPlayer
 
 NUM_MOTIFS = 9
 MAX_HAND = 54
@@ -32,18 +33,14 @@ NAMED = TAKE_MIDDLE + 1  # 57 + 9 * p + m
 UNKNOWN = -1
 
 
-class BrilliantBoarHeuristic:
+class BrilliantBoarHeuristic(LayoutPlayer):
     """Rule-based Brilliant Boar player with its own memory (see the module docstring)."""
 
     name = "heuristic"
+    PIECES = ("decision", "pile_top", "middle", "own_positions", "pending")
 
     def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None):
-        missing = [k for k in ("decision", "pile_top", "middle", "own_positions", "pending")
-                   if k not in layout]  # fmt: skip
-        if missing:
-            raise ValueError(f"BrilliantBoarHeuristic needs observation pieces {missing}")
-        self.layout = layout
-        self.config = dict(config or {})
+        super().__init__(layout, config, seed)
         self._memory: dict[str | None, list[int]] = {}
 
     def reset(self, seed: int | None = None) -> None:
@@ -52,10 +49,6 @@ class BrilliantBoarHeuristic:
     def memory(self, agent: str | None = None) -> list[int]:
         """The motifs it remembers per own hand position (-1 = unknown)."""
         return list(self._memory.get(agent, []))
-
-    def _piece(self, obs, name):
-        p = self.layout[name]
-        return obs[p["start"] : p["stop"]]
 
     def act(self, observation: dict, agent: str | None = None) -> int:
         obs = np.asarray(observation["observation"])

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..policies import legal_actions
+from .base import LayoutPlayer
 
 NUM_VALUES = 20
 MOSQUITO, SPIDER, MOUSE = 0, 8, 11
@@ -32,25 +33,13 @@ EXCHANGE_GRAVE = 29  # 29..32: k = a - 28
 PLAY_ACTION = 33  # 33 + v * maxc + (k - 1)
 
 
-class OhMyBrainHeuristic:
+class OhMyBrainHeuristic(LayoutPlayer):
     """Rule-based Oh My Brain player (see the module docstring). Deterministic."""
 
     name = "heuristic"
+    PIECES = ("decision", "own_hand", "own_graveyard", "pending", "brains", "hand_sizes",
+              "graveyard_sizes")  # fmt: skip
 
-    def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None):
-        missing = [k for k in ("decision", "own_hand", "own_graveyard", "pending", "brains",
-                               "hand_sizes", "graveyard_sizes") if k not in layout]  # fmt: skip
-        if missing:
-            raise ValueError(f"OhMyBrainHeuristic needs observation pieces {missing}")
-        self.layout = layout
-        self.config = dict(config or {})
-
-    def reset(self, seed: int | None = None) -> None:
-        pass
-
-    def _piece(self, obs, name):
-        p = self.layout[name]
-        return obs[p["start"] : p["stop"]]
 
     def act(self, observation: dict, agent: str | None = None) -> int:
         mask = observation["action_mask"]

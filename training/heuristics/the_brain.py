@@ -40,6 +40,7 @@ from braincards.envs.the_brain.cards import (
 )
 
 from ..policies import legal_actions
+from .base import LayoutPlayer
 
 # the one remove card for each object / color (R-B1's Latin square has exactly one each)
 REMOVER_OF_OBJECT = {TARGET_OF[c]: c for c in range(NUM_CARDS) if SYMBOL_OF[c] == REMOVE_OBJECT}
@@ -99,10 +100,11 @@ class _View:
         return SYMBOL_OF[top] != TAKE_BACK and self.covered_symbols[top][TAKE_BACK] == 0
 
 
-class TheBrainHeuristic:
+class TheBrainHeuristic(LayoutPlayer):
     """Rule-based The Brain player (see the module docstring). Deterministic."""
 
     name = "heuristic"
+    PIECES = ("decision", "own_hand", "domains", "display_top", "stacks", "limit")
 
     # weights (hand-tuned on 400-game self-play runs at 2 and 3 players, amateur, seed 7;
     # the keep values matter most: 0.8/1.0 gave ~11% wins, 2.4/2.0 ~50%)
@@ -116,16 +118,6 @@ class TheBrainHeuristic:
     OWN_REMOVER = 0.3  # a new top that a remove card I hold can clear
     PROGRESS = 0.3  # per card leaving the team's holdings
 
-    def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None):
-        missing = [k for k in ("decision", "own_hand", "domains", "display_top", "stacks", "limit")
-                   if k not in layout]  # fmt: skip
-        if missing:
-            raise ValueError(f"TheBrainHeuristic needs observation pieces {missing}")
-        self.layout = layout
-        self.config = dict(config or {})
-
-    def reset(self, seed: int | None = None) -> None:
-        pass
 
     # ------------------------------------------------------------------ scoring
     def _pressure(self, v: _View, stacks: int) -> float:

@@ -41,16 +41,19 @@ from braincards.envs.the_brain.cards import (
 )
 
 from ..policies import legal_actions
+from .base import LayoutPlayer
 from .the_brain import REMOVER_OF_COLOR, REMOVER_OF_OBJECT
 
 
-class TheBrainGreedy:
+class TheBrainGreedy(LayoutPlayer):
     """One-ply look-ahead over whole turns (see the module docstring). Deterministic.
 
     The weights were tuned by coordinate search on 3-player self-play (150 games per
     difficulty, seed 1; the README's figures use seed 0)."""
 
     name = "greedy"
+    PIECES = ("decision", "own_hand", "domains", "display_top", "hand_sizes",
+              "display_covered_symbols", "stacks", "limit")  # fmt: skip
 
     LOSS = -1e6
     PRESSURE = 9.0  # cost of the display: PRESSURE / (limit - stacks)
@@ -64,16 +67,6 @@ class TheBrainGreedy:
     TAKE_BACK_HELD = 0.3
     PLUS_HELD = -1.0  # a donate / extra_card held: a stack it will add
 
-    def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None):
-        missing = [k for k in ("decision", "own_hand", "domains", "display_top", "hand_sizes",
-                               "display_covered_symbols", "stacks", "limit") if k not in layout]  # fmt: skip
-        if missing:
-            raise ValueError(f"TheBrainGreedy needs observation pieces {missing}")
-        self.layout = layout
-        self.config = dict(config or {})
-
-    def reset(self, seed: int | None = None) -> None:
-        pass
 
     # ------------------------------------------------------------------ reading
     def _read(self, obs: np.ndarray):
