@@ -133,11 +133,16 @@ def cmd_evaluate(args) -> int:
                       workers=args.workers, deterministic=not args.stochastic,
                       progress=_progress(args))  # fmt: skip
     print(format_evaluation(result))
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
-        print(f"\nwrote {args.json}")
+    write_json_result(args.json, result)
     return 0
+
+
+def write_json_result(path: str | None, result) -> None:
+    """``--json FILE``: the command's full result as JSON (nothing when ``path`` is None)."""
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(result, indent=2) + "\n")
+        print(f"\nwrote {path}")
 
 
 def cmd_crossplay(args) -> int:

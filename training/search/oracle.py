@@ -9,9 +9,7 @@ runs out of budget is counted as unknown, never as won or lost.
 
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 
 from ..stats import interval_dict, wilson_interval
 from .the_brain import LOSS, UNKNOWN, WIN, Solver
@@ -115,7 +113,7 @@ def add_oracle(sub) -> None:
 
 
 def cmd_oracle(args) -> int:
-    from ..commands import load_config
+    from ..commands import load_config, write_json_result
 
     if args.game != "the_brain_v0":
         raise ValueError(f"the oracle solves The Brain only, not {args.game}")
@@ -127,8 +125,5 @@ def cmd_oracle(args) -> int:
     result = oracle(args.players, difficulties, deals=args.deals, seed=args.seed,
                     nodes=args.nodes or None, config=config)  # fmt: skip
     print(format_oracle(result))
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
-        print(f"\nwrote {args.json}")
+    write_json_result(args.json, result)
     return 0
