@@ -249,8 +249,10 @@ class Trainer:
         self.best_score = -np.inf
         self.snapshots = 0
         self.start_timesteps = 0
+        self.eval_seconds = 0.0  # time spent in evaluate_and_save (not training)
 
     def run(self) -> dict:
+        run_t0 = time.perf_counter()
         cfg = self.cfg
         set_torch_threads(cfg.torch_threads)
         self.out.mkdir(parents=True, exist_ok=True)
@@ -275,16 +277,21 @@ class Trainer:
             self.pretrained = pretrain(self.model, cfg, make_learner_env(config_dict(cfg), 0), self.log)
             self.pretrained["seconds"] = round(time.perf_counter() - t, 1)
             self.evaluate_and_save(None)  # the learning curve starts from the cloned teacher
-        t0 = time.perf_counter()
+        t0, eval0 = time.perf_counter(), self.eval_seconds
         self.model.learn(remaining, callback=_callback_class()(self),
                          reset_num_timesteps=self.resume_from is None,
                          progress_bar=self.progress, tb_log_name="ppo")  # fmt: skip
-        self.wall = time.perf_counter() - t0
+        # the periodic evaluations run inside learn(): their time is not training time
+        evaluating = self.eval_seconds - eval0
+        wall = time.perf_counter() - t0 - evaluating
         steps = self.model.num_timesteps - self.start_timesteps
-        self.speed = {"timesteps": steps, "wall_seconds": round(self.wall, 2),
-                      "steps_per_second": round(steps / self.wall, 1),
-                      "env_share": round(self.venv.venv.env_seconds / self.wall, 3)}  # fmt: skip
+        self.speed = {"timesteps": steps, "wall_seconds": round(wall, 2),
+                      "steps_per_second": round(steps / wall, 1),
+                      "env_share": round(self.venv.venv.env_seconds / wall, 3),
+                      "evaluation_seconds": round(evaluating, 2),
+                      "pretrain_seconds": (self.pretrained or {}).get("seconds", 0.0)}  # fmt: skip
         self.evaluate_and_save(None)  # after the last update
+        self.speed["run_seconds"] = round(time.perf_counter() - run_t0, 1)
         self.venv.close()
         (self.out / "evaluations.json").write_text(json.dumps(
             {"baseline": self.baseline, "pretrain": self.pretrained, "history": self.history,
@@ -304,6 +311,13 @@ class Trainer:
         self.venv.env_method("add_snapshot", label, meta, tensors)
 
     def evaluate_and_save(self, logger) -> None:
+        t0 = time.perf_counter()
+        try:
+            self._evaluate_and_save(logger)
+        finally:
+            self.eval_seconds += time.perf_counter() - t0
+
+    def _evaluate_and_save(self, logger) -> None:
         ts = self.model.num_timesteps
         result = run_evaluation(learner_policy(self.model, self.cfg), self.cfg)
         entry = {"timesteps": ts, **result}
@@ -337,7 +351,9 @@ def format_summary(summary: dict) -> str:
     s = summary["speed"]
     lines.append(f"best at {summary['best']['timesteps']} timesteps; {s['timesteps']} timesteps in "
                  f"{s['wall_seconds']:.0f} s = {s['steps_per_second']:.0f} steps/s, env share "
-                 f"{100 * s['env_share']:.0f}%")  # fmt: skip
+                 f"{100 * s['env_share']:.0f}% (whole run {s['run_seconds']:.0f} s: pretraining "
+                 f"{s['pretrain_seconds']:.0f} s, evaluations {s['evaluation_seconds']:.0f} s "
+                 f"during training)")  # fmt: skip
     return "\n".join(lines)
 
 

@@ -52,7 +52,11 @@ def test_config_trains_saves_loads_and_plays(path, tmp_path, monkeypatch, capsys
     assert meta["history_k"] == cfg.history_k
     assert meta["evaluation"]["timesteps"] in (0, 64, 128)
     assert meta["training"]["ppo"]["n_steps"] == 32
-    assert summary["speed"]["steps_per_second"] > 0 and 0 <= summary["speed"]["env_share"] <= 1
+    speed = summary["speed"]
+    assert speed["steps_per_second"] > 0 and 0 <= speed["env_share"] <= 1
+    # training time excludes the evaluations that run inside learn(); the whole run holds all
+    assert speed["evaluation_seconds"] > 0  # one evaluation at 64 timesteps, inside learn()
+    assert speed["run_seconds"] >= speed["wall_seconds"] + speed["evaluation_seconds"] + speed["pretrain_seconds"]
     evaluations = json.loads((out / "evaluations.json").read_text())
     # with pretraining the curve starts with an evaluation of the cloned teacher at 0 steps
     assert [h["timesteps"] for h in evaluations["history"]] == [0] * (cfg.pretrain is not None) + [64, 128]
