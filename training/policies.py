@@ -59,7 +59,11 @@ class PolicySpecError(ValueError):
 
 @runtime_checkable
 class Policy(Protocol):
-    """What sits at a seat. ``act`` must return an action whose mask entry is 1."""
+    """What sits at a seat. ``act`` must return an action whose mask entry is 1.
+
+    A policy that remembers its own moves (Brilliant Boar's heuristic) may also define
+    ``played(agent, action)``: told the move actually made when it was only asked for a
+    label and another move was played (DAgger pretraining does this)."""
 
     name: str
 

@@ -47,7 +47,12 @@ def record_games(env: LearnerEnv, teachers: list, games: int, gamma: float,
             mask_l.append(mask.copy())
             act_l.append(action)
             if actor is not None:
-                action = _argmax_action(actor, obs, mask)
+                played = _argmax_action(actor, obs, mask)
+                if played != action and hasattr(teachers[seat], "played"):
+                    # a teacher with a memory (Brilliant Boar's heuristic) must remember
+                    # the move that was made, not the one it suggested
+                    teachers[seat].played(env.agents[seat], played)
+                action = played
             obs, reward, term, trunc, _ = env.step(action)
             rewards.append(reward)
             if term or trunc:

@@ -144,6 +144,54 @@ def test_boar_heuristic_remembers_its_hand_exactly():
             assert checked > 0
 
 
+def test_boar_heuristic_asked_but_overruled_still_remembers_its_hand():
+    """DAgger asks the heuristic for a label and plays another move: played() tells it the
+    move made, and its memory stays the true hand (without it, it drifts)."""
+    from braincards.envs.brilliant_boar.cards import MOTIF_OF
+
+    env = make("brilliant_boar_v0", raw=True, num_players=2, memory="none")
+    teacher = make_heuristic("brilliant_boar_v0", {"num_players": 2, "memory": "none"})
+    with pytest.raises(ValueError, match="before act"):
+        teacher.played("player_0", 0)
+    rng = np.random.default_rng(0)
+    overruled = checked = 0
+    for g in range(5):
+        env.reset(seed=g)
+        teacher.reset()
+        while not any(env.terminations.values()) and not any(env.truncations.values()):
+            agent = env.agent_selection
+            obs = env.observe(agent)
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            if agent == "player_0":
+                label = teacher.act(obs, agent)
+                if label != action:
+                    teacher.played(agent, action)
+                    overruled += 1
+            env.step(action)
+            truth = [MOTIF_OF[c] for c in env.state.hands[0]]
+            if teacher.memory("player_0"):
+                assert teacher.memory("player_0") == truth
+                checked += 1
+    assert overruled > 20 and checked > 20
+
+
+def test_dagger_tells_a_remembering_teacher_the_learners_move(monkeypatch):
+    from braincards.training import pretrain
+    from braincards.training.learner_env import LearnerEnv, OpponentPool
+
+    pool = OpponentPool("brilliant_boar_v0", {"num_players": 2}, [("random", 1.0)])
+    env = LearnerEnv("brilliant_boar_v0", {"num_players": 2}, mode="seat", pool=pool, history_k=16)
+    teacher = make_heuristic("brilliant_boar_v0", {"num_players": 2})
+    calls = []
+    real_played = teacher.played
+    teacher.played = lambda agent, action: (calls.append(action), real_played(agent, action))
+    rng = np.random.default_rng(1)
+    # the "learner" plays the lowest legal action, which the heuristic often would not
+    monkeypatch.setattr(pretrain, "_argmax_action", lambda net, obs, mask: int(np.flatnonzero(mask)[0]))
+    pretrain.record_games(env, [teacher, teacher], 2, 0.99, rng, actor=object())
+    assert calls, "the teacher was never told the move that was played"
+
+
 # ---------------------------------------------------------------------------- specs
 def test_unknown_spec_lists_what_is_allowed():
     with pytest.raises(PolicySpecError, match="allowed policy specs: 'random', 'heuristic', 'greedy', 'pimc'"):

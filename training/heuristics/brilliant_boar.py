@@ -42,9 +42,27 @@ class BrilliantBoarHeuristic(LayoutPlayer):
     def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None):
         super().__init__(layout, config, seed)
         self._memory: dict[str | None, list[int]] = {}
+        self._asked: dict[str | None, tuple[list[int], int]] = {}
 
     def reset(self, seed: int | None = None) -> None:
         self._memory = {}
+        self._asked = {}
+
+    def played(self, agent: str | None, action: int) -> None:
+        """The action actually taken at the decision ``act`` was last asked about, when it
+        is not the one ``act`` returned (DAgger: the learner plays, this player only labels).
+        Its memory is rebuilt from that action, as if it had chosen it."""
+        if agent not in self._asked:
+            raise ValueError(f"played({agent!r}, ...) before act() was asked for that seat")
+        mem, top = self._asked.pop(agent)
+        action = int(action)
+        if action == DRAW:
+            mem.append(top)
+        elif PLAY <= action < TAKE_TOP or action >= NAMED:
+            p = action - PLAY if action < TAKE_TOP else (action - NAMED) // NUM_MOTIFS
+            if p < len(mem):
+                del mem[p]
+        self._memory[agent] = mem
 
     def memory(self, agent: str | None = None) -> list[int]:
         """The motifs it remembers per own hand position (-1 = unknown)."""
@@ -62,6 +80,7 @@ class BrilliantBoarHeuristic(LayoutPlayer):
             mem.append(UNKNOWN)
         top_vec = self._piece(obs, "pile_top")
         top = int(np.argmax(top_vec)) if top_vec.max() > 0.5 else UNKNOWN
+        self._asked[agent] = (list(mem), top)  # what played() rebuilds from
         middle = {int(m) for m in np.flatnonzero(self._piece(obs, "middle") > 1e-6)}
         decision = int(np.argmax(self._piece(obs, "decision")))
 
