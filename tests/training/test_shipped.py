@@ -1,0 +1,71 @@
+"""The shipped checkpoints (checkpoints/<game>/<name>) are reproducible from their configs:
+each comes from exactly one training config (benchmarks/learning.py's SHIPPED), its metadata
+holds that config as it was trained, it loads by name and plays, and the README's results
+table lists it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from braincards.training.config import load_train_config, parse_train_config
+from braincards.training.evaluate import evaluate
+from braincards.training.policies import make_policy, resolve_checkpoint
+from braincards.training.train import evaluation_tables
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("learning", ROOT / "benchmarks" / "learning.py")
+learning = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(learning)
+
+ON_DISK = sorted(p.relative_to(ROOT / "checkpoints").with_suffix("").as_posix()
+                 for p in (ROOT / "checkpoints").glob("*/*.zip"))  # fmt: skip
+
+
+def test_every_shipped_checkpoint_has_a_config_and_every_config_a_checkpoint():
+    assert sorted(learning.SHIPPED) == ON_DISK
+    for name, config in learning.SHIPPED.items():
+        assert (ROOT / config).is_file(), f"{name}: its config {config} is missing"
+        assert (ROOT / "checkpoints" / f"{name}.json").is_file(), f"{name}: metadata missing"
+
+
+@pytest.mark.parametrize("name", sorted(learning.SHIPPED))
+def test_shipped_checkpoint_metadata_is_its_config(name):
+    """Retraining from the config reproduces the run: the config in the checkpoint's metadata
+    (defaults filled in) equals the config file's."""
+    meta = json.loads((ROOT / "checkpoints" / f"{name}.json").read_text())
+    cfg = load_train_config(ROOT / learning.SHIPPED[name])
+    trained = parse_train_config(meta["training"], f"{name}.json training")
+    assert trained == cfg, f"{name} was trained from another config than {learning.SHIPPED[name]}"
+    assert meta["game"] == cfg.game
+    assert meta["env_config"] == cfg.env
+    assert meta["history_k"] == cfg.history_k
+    assert meta["seed"] == cfg.seed
+    assert 0 < meta["timesteps"] <= cfg.total_timesteps + cfg.n_envs * cfg.ppo.n_steps
+    evaluation = meta["evaluation"]
+    tables = [t for t, _ in evaluation_tables(cfg)]
+    assert sorted(k for k in evaluation if k not in ("timesteps", "primary")) == sorted(tables)
+    for table in tables:
+        rate = evaluation[table]["win_rate"]
+        assert 0.0 <= rate["lo"] <= rate["value"] <= rate["hi"] <= 1.0
+
+
+@pytest.mark.parametrize("name", sorted(learning.SHIPPED))
+def test_shipped_checkpoint_loads_by_name_and_plays_its_tables(name):
+    cfg = load_train_config(ROOT / learning.SHIPPED[name])
+    assert resolve_checkpoint(name) is not None
+    policy = make_policy(name, cfg.game, cfg.env)
+    for _, seats in evaluation_tables(cfg):
+        seated = [policy if s == "learner" else s for s in seats]
+        result = evaluate(cfg.game, cfg.env, seats=seated, games=2, seed=0, progress=False)
+        assert result["games"] == 2
+
+
+def test_readme_results_table_lists_every_shipped_checkpoint():
+    readme = (ROOT / "README.md").read_text()
+    results = readme[readme.index("## Results"):]
+    for name in learning.SHIPPED:
+        assert f"`{name}`" in results, f"{name} is missing from the README's results table"
