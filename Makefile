@@ -25,7 +25,7 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(PY) -m pytest -q -n 2 tests
 
-# The Brain, 3 players at robber, from the default config (a few minutes on 2 cores): prints
+# The Brain, 3 players at robber, from the default config (about 12 minutes on 2 cores): prints
 # the learner's evaluation next to the all-heuristic team's. Output in runs/train_3p-seed0/.
 train: $(STAMP)
 	$(VENV)/bin/braincards train configs/the_brain/train_3p.yaml --out runs/train_3p-seed0
