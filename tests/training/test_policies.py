@@ -192,6 +192,45 @@ def test_dagger_tells_a_remembering_teacher_the_learners_move(monkeypatch):
     assert calls, "the teacher was never told the move that was played"
 
 
+def test_boar_cloning_labels_are_the_heuristic_rule_of_the_recorded_observation():
+    """The (observation, label) pairs pretraining records are aligned: with memory='perfect'
+    every label is the heuristic's rule applied to the recorded observation alone (play the
+    first remembered card whose motif is the pile's top or in the middle, else draw, else
+    play position 0; a choice takes the middle card when the hand holds the pending motif).
+    This is the function the README's Boar diagnostic says a 128x128 MLP fails to learn."""
+    from braincards.training.heuristics.brilliant_boar import DRAW, PLAY, TAKE_MIDDLE, TAKE_TOP
+    from braincards.training.learner_env import LearnerEnv, OpponentPool
+    from braincards.training.pretrain import record_games
+
+    cfg = {"num_players": 2, "level": 4, "memory": "perfect"}
+    pool = OpponentPool("brilliant_boar_v0", cfg, [("heuristic", 1.0)])
+    env = LearnerEnv("brilliant_boar_v0", cfg, mode="seat", pool=pool)
+    teachers = [make_heuristic("brilliant_boar_v0", cfg) for _ in env.agents]
+    obs, masks, actions, _ = record_games(env, teachers, 30, 0.99, np.random.default_rng(0))
+    layout = env.raw.observation_layout()
+
+    def piece(o, name):
+        return o[layout[name]["start"] : layout[name]["stop"]]
+
+    kinds = {"pair": 0, "draw": 0, "forced": 0, "choose": 0}
+    for o, mask, label in zip(obs, masks, actions, strict=True):
+        hand_memory = piece(o, "own_hand_memory").reshape(54, 9)
+        hand = [int(np.argmax(hand_memory[p])) for p in range(int((piece(o, "own_positions") > 0.5).sum()))]
+        top = piece(o, "pile_top")
+        targets = set(np.flatnonzero(piece(o, "middle") > 0).tolist()) | set(np.flatnonzero(top > 0.5).tolist())
+        if np.argmax(piece(o, "decision")) == 1:
+            kind, rule = "choose", TAKE_MIDDLE if int(np.argmax(piece(o, "pending"))) in hand else TAKE_TOP
+        elif pairs := [p for p, m in enumerate(hand) if m in targets]:
+            kind, rule = "pair", PLAY + pairs[0]
+        elif mask[DRAW]:
+            kind, rule = "draw", DRAW
+        else:
+            kind, rule = "forced", PLAY
+        assert rule == label, (kind, hand, sorted(targets))
+        kinds[kind] += 1
+    assert kinds["pair"] > 100 and kinds["draw"] > 100 and kinds["forced"] > 10
+
+
 # ---------------------------------------------------------------------------- specs
 def test_unknown_spec_lists_what_is_allowed():
     with pytest.raises(PolicySpecError, match="allowed policy specs: 'random', 'heuristic', 'greedy', 'pimc'"):
