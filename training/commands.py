@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 SPEC_HELP = ("policy spec: 'random', 'heuristic', 'greedy' or 'pimc' (The Brain; "
-             "'pimc:samples=N,nodes=N'), a checkpoint path (NAME.zip + NAME.json) or a shipped "
+             "'pimc:samples=N,nodes=N'), 'heuristic:window=K' (Brilliant Boar: remembers only "
+             "the last K events), a checkpoint path (NAME.zip + NAME.json) or a shipped "
              "checkpoint name (e.g. the_brain/ppo_3p; also searched in $BRAINCARDS_CHECKPOINTS)")  # fmt: skip
 
 # decisions whose choice another seat may not see (the play command hides them)

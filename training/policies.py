@@ -50,7 +50,9 @@ BUILTIN_SPECS: dict[str, str] = {
 # builder(params_text) returns a factory like the ones above
 PARAMETERISED_SPECS: dict[str, str] = {
     "pimc": "braincards.training.search.the_brain:pimc_spec",  # pimc:samples=16,nodes=2000
+    "heuristic": "braincards.training.heuristics:heuristic_spec",  # Brilliant Boar: heuristic:window=16
 }
+SPEC_PARAMETERS = "'pimc:samples=N,nodes=N' (The Brain), 'heuristic:window=K' (Brilliant Boar)"
 
 
 class PolicySpecError(ValueError):
@@ -289,7 +291,7 @@ def spec_help(game: str | None = None) -> str:
     shown = ", ".join(repr(n) for n in names) if names else "none found"
     return (
         "allowed policy specs: " + ", ".join(repr(k) for k in BUILTIN_SPECS)
-        + " (with parameters: 'pimc:samples=N,nodes=N')"
+        + f" (with parameters: {SPEC_PARAMETERS})"
         + ", a checkpoint path (NAME.zip with NAME.json "
         f"beside it), or a checkpoint name under {' or '.join(str(d) for d in checkpoint_dirs())} "
         f"({shown})"
@@ -313,14 +315,15 @@ def make_policy(spec, game: str, config: dict | None = None, *, seed: int | None
     if sep and name in BUILTIN_SPECS:
         if name not in PARAMETERISED_SPECS:
             raise PolicySpecError(f"the {name!r} policy takes no parameters (got {spec!r}); "
-                                  f"parameters go with: {', '.join(PARAMETERISED_SPECS)}, "
-                                  f"e.g. 'pimc:samples=16,nodes=2000'")  # fmt: skip
+                                  f"parameters go with: {SPEC_PARAMETERS}")  # fmt: skip
         module, builder = PARAMETERISED_SPECS[name].split(":")
         try:
             factory = getattr(importlib.import_module(module), builder)(params)
+            return factory(game, config or {}, seed=seed)
+        except PolicySpecError:
+            raise
         except ValueError as err:
             raise PolicySpecError(f"bad policy spec {spec!r}: {err}") from None
-        return factory(game, config or {}, seed=seed)
     path = resolve_checkpoint(key)
     if path is not None:
         return load_policy(path, deterministic=deterministic, game=game, config=config, seed=seed,
@@ -329,6 +332,28 @@ def make_policy(spec, game: str, config: dict | None = None, *, seed: int | None
         zip_path, _ = checkpoint_paths(key)
         raise PolicySpecError(f"no checkpoint at {key!r} ({zip_path} not found); {spec_help(game)}")
     raise PolicySpecError(f"unknown policy spec {spec!r}; {spec_help(game)}")
+
+
+def parse_spec_params(text: str, allowed: dict, spec: str = "policy") -> dict:
+    """The parameters of a spec string, ``"samples=16,nodes=2000"`` -> ``{"samples": 16,
+    "nodes": 2000}``; ``allowed`` maps each name to its type (ints, each >= 1). ``spec``
+    names the policy in the errors."""
+    out = {}
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        if "=" not in item:
+            raise ValueError(f"bad {spec} parameter {item!r}: expected NAME=VALUE, e.g. "
+                             f"{spec}:{next(iter(allowed))}=4")  # fmt: skip
+        key, value = (x.strip() for x in item.split("=", 1))
+        if key not in allowed:
+            raise ValueError(f"unknown {spec} parameter {key!r}; allowed: {sorted(allowed)}")
+        try:
+            v = allowed[key](value)
+        except ValueError:
+            raise ValueError(f"{spec} parameter {key}={value!r} must be an integer") from None
+        if v < 1:
+            raise ValueError(f"{spec} parameter {key}={v} must be >= 1")
+        out[key] = v
+    return out
 
 
 def spec_label(spec) -> str:

@@ -175,6 +175,86 @@ def test_boar_heuristic_asked_but_overruled_still_remembers_its_hand():
     assert overruled > 20 and checked > 20
 
 
+def _boar_window_games(window, games, seed=0, choose=None):
+    """(agent, observation behind HistoryWrapper(window), true own-hand motifs) at every
+    decision of 2-player games played by ``choose(agent, observation)`` (random play when
+    None)."""
+    from braincards.envs.brilliant_boar import HistoryWrapper
+    from braincards.envs.brilliant_boar.cards import MOTIF_OF
+
+    env = HistoryWrapper(make("brilliant_boar_v0", raw=True, num_players=2, memory="none"), k=window)
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        env.reset(seed=g)
+        raw = env.unwrapped
+        while not any(raw.terminations.values()):
+            agent = raw.agent_selection
+            obs = env.observe(agent)
+            seat = raw.possible_agents.index(agent)
+            yield agent, obs, [MOTIF_OF[c] for c in raw.state.hands[seat]]
+            if choose is None:
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            else:
+                env.step(choose(agent, obs))
+
+
+def test_boar_window_heuristic_knows_exactly_the_cards_drawn_in_its_window():
+    """heuristic:window=K rebuilds its hand from the last K public events alone: every card
+    it names is right (checked against the hidden hand), a short window leaves the older
+    cards unknown, and a window as long as the game knows the whole hand."""
+    for window, must_forget in ((6, True), (256, False)):
+        pol = make_policy(f"heuristic:window={window}", "brilliant_boar_v0", {"num_players": 2})
+        known = unknown = 0
+        for _, obs, truth in _boar_window_games(window, 6):
+            recalled = pol.recall(obs["observation"])
+            assert len(recalled) == len(truth)
+            for r, t in zip(recalled, truth, strict=True):
+                assert r in (-1, t)
+                known += r != -1
+                unknown += r == -1
+        assert known > 100
+        assert (unknown > 100) if must_forget else (unknown == 0)
+
+
+def test_boar_window_heuristic_with_the_whole_game_plays_as_the_perfect_memory_heuristic():
+    window = make_policy("heuristic:window=256", "brilliant_boar_v0", {"num_players": 2})
+    perfect = make_heuristic("brilliant_boar_v0", {"num_players": 2})
+    decisions = []
+
+    def choose(agent, obs):  # the perfect-memory heuristic plays both seats
+        base = {"observation": obs["observation"][: window.base_size], "action_mask": obs["action_mask"]}
+        action = perfect.act(base, agent)
+        assert window.act(obs, agent) == action
+        decisions.append(action)
+        return action
+
+    for _ in _boar_window_games(256, 4, seed=1, choose=choose):
+        pass
+    assert len(decisions) > 200 and len(set(decisions)) > 5
+
+
+def test_boar_window_heuristic_spec_errors_and_evaluation():
+    from braincards.training.evaluate import evaluate
+
+    boar = {"num_players": 2}
+    with pytest.raises(PolicySpecError, match="brilliant_boar_v0 only"):
+        make_policy("heuristic:window=16", "the_brain_v0", {"num_players": 2})
+    with pytest.raises(PolicySpecError, match="must be >= 1"):
+        make_policy("heuristic:window=0", "brilliant_boar_v0", boar)
+    with pytest.raises(PolicySpecError, match=r"1\.\.256"):
+        make_policy("heuristic:window=300", "brilliant_boar_v0", boar)
+    with pytest.raises(PolicySpecError, match="unknown heuristic parameter 'depth'"):
+        make_policy("heuristic:depth=2", "brilliant_boar_v0", boar)
+    pol = make_policy("heuristic:window=8", "brilliant_boar_v0", boar)
+    env = make("brilliant_boar_v0", raw=True, **boar)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="HistoryWrapper with k >= 8"):
+        pol.act(env.observe(env.agent_selection))
+    # the harness wraps the env for it, and its games are those of the spec
+    res = evaluate("brilliant_boar", boar, seats=["heuristic:window=8", "random"], games=20, seed=0, progress=False)
+    assert res["policies"]["heuristic:window=8"]["win_rate"]["value"] > 0.7
+
+
 def test_dagger_tells_a_remembering_teacher_the_learners_move(monkeypatch):
     from braincards.training import pretrain
     from braincards.training.learner_env import LearnerEnv, OpponentPool

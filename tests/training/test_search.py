@@ -19,7 +19,6 @@ from braincards.training.search.the_brain import (
     Solver,
     decode_observation,
     make_pimc,
-    parse_spec_params,
     sample_state,
     solve,
     turns,
@@ -253,7 +252,12 @@ def test_pimc_reads_only_what_its_seat_may_see():
 
 
 def test_pimc_spec_and_parameters():
-    from braincards.training.policies import BUILTIN_SPECS, PolicySpecError, make_policy
+    from braincards.training.policies import (
+        BUILTIN_SPECS,
+        PolicySpecError,
+        make_policy,
+        parse_spec_params,
+    )
 
     assert "pimc" in BUILTIN_SPECS and "greedy" in BUILTIN_SPECS
     pol = make_policy("pimc", "the_brain_v0", {"num_players": 2})
@@ -272,8 +276,8 @@ def test_pimc_spec_and_parameters():
         make_policy("pimc:depth=3", "the_brain_v0", {"num_players": 2})
     with pytest.raises(PolicySpecError, match="must be >= 1"):
         make_policy("pimc:nodes=0", "the_brain_v0", {"num_players": 2})
-    with pytest.raises(PolicySpecError, match="'heuristic' policy takes no parameters"):
-        make_policy("heuristic:depth=2", "the_brain_v0", {"num_players": 2})
+    with pytest.raises(PolicySpecError, match="'greedy' policy takes no parameters"):
+        make_policy("greedy:depth=2", "the_brain_v0", {"num_players": 2})
     with pytest.raises(ValueError):
         PIMCPolicy(pol.layout, {}, samples=0)
 

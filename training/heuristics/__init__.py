@@ -38,4 +38,30 @@ def make_heuristic(game: str, config: dict | None = None, seed: int | None = Non
     return cls(layout, env_config, seed=seed)
 
 
-__all__ = ["HEURISTICS", "heuristic_class", "make_heuristic"]
+def heuristic_spec(params: str):
+    """``heuristic:window=K`` (Brilliant Boar) -> a factory(game, config, seed=...) of the
+    heuristic that remembers only the last K public events (``BrilliantBoarWindowHeuristic``)."""
+    from ..policies import parse_spec_params
+
+    kw = parse_spec_params(params, {"window": int}, spec="heuristic")
+    if "window" not in kw:
+        raise ValueError("heuristic parameters: window=K (Brilliant Boar), e.g. heuristic:window=16")
+
+    def factory(game, config, seed=None):
+        if game != "brilliant_boar_v0":
+            raise ValueError(f"heuristic:window=K is for brilliant_boar_v0 only (got {game})")
+        from braincards.envs import make
+
+        from ..policies import check_env_options
+        from .brilliant_boar import BrilliantBoarWindowHeuristic
+
+        check_env_options(game, dict(config or {}))
+        env = make(game, **dict(config or {}))
+        layout = env.unwrapped.observation_layout()
+        env.close()
+        return BrilliantBoarWindowHeuristic(layout, dict(config or {}), seed=seed, window=kw["window"])
+
+    return factory
+
+
+__all__ = ["HEURISTICS", "heuristic_class", "heuristic_spec", "make_heuristic"]

@@ -14,11 +14,26 @@ down. Nobody else changes its hand.
   otherwise take the pile's top (revealing a new card).
 * name-a-card variant: it names the motif it remembers (or, for a card it does not know,
   the pile's top motif or a middle motif).
+
+:class:`BrilliantBoarWindowHeuristic` (spec ``heuristic:window=K``) plays the same rule but
+remembers nothing between decisions: at every decision it rebuilds its hand from the last
+``K`` public events of :class:`~braincards.envs.brilliant_boar.HistoryWrapper` alone, so it
+knows exactly what a feed-forward policy behind ``HistoryWrapper(k=K)`` can know. Cards drawn
+before the window are unknown to it. It is the yardstick (and a teacher whose every label
+the learner can reproduce) for ``memory="none"`` learners.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from braincards.envs.brilliant_boar.history import (
+    DRAW_EVENT,
+    EVENT_LAYOUT,
+    EVENT_SIZE,
+    MAX_K,
+    PLAY_EVENT,
+)
 
 from ..policies import legal_actions
 from .base import LayoutPlayer
@@ -125,3 +140,60 @@ class BrilliantBoarHeuristic(LayoutPlayer):
         elif a >= NAMED and (a - NAMED) // NUM_MOTIFS < len(mem):
             del mem[(a - NAMED) // NUM_MOTIFS]
         return a
+
+
+_EVENT = EVENT_LAYOUT.as_dict()
+
+
+def _slot(name: str) -> slice:
+    return slice(_EVENT[name]["start"], _EVENT[name]["stop"])
+
+
+class BrilliantBoarWindowHeuristic(BrilliantBoarHeuristic):
+    """The heuristic's rule with a memory of the last ``window`` public events only (see the
+    module docstring). Reads the observation behind ``HistoryWrapper`` with ``k >= window``;
+    ``history_k`` and ``observation_size`` tell the evaluation harness to wrap the env."""
+
+    def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None, *,
+                 window: int = 16):  # fmt: skip
+        super().__init__(layout, config, seed)
+        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or not 1 <= window <= MAX_K:
+            raise ValueError(f"window={window!r} must be an integer 1..{MAX_K} (events of HistoryWrapper)")
+        self.window = int(window)
+        self.history_k = self.window
+        self.base_size = max(p["stop"] for p in layout.values())
+        self.observation_size = self.base_size + self.window * EVENT_SIZE
+        self.name = f"heuristic:window={self.window}"
+
+    def played(self, agent: str | None, action: int) -> None:
+        """Nothing to remember: the next decision rebuilds the hand from the events."""
+
+    def recall(self, observation) -> list[int]:
+        """The own hand's motifs per position (-1 = unknown) from the events in ``observation``:
+        the own draws and plays in the window, replayed from the oldest."""
+        obs = np.asarray(observation)
+        if obs.shape[-1] < self.observation_size:
+            raise ValueError(f"{self.name} reads {self.observation_size} observation floats (the env "
+                             f"behind HistoryWrapper with k >= {self.window}) but got {obs.shape[-1]}")  # fmt: skip
+        events = obs[self.base_size : self.observation_size].reshape(self.window, EVENT_SIZE)
+        own = []  # (kind, position, motif) of the observer's draws and plays, oldest first
+        for e in events[::-1]:
+            if e[_EVENT["valid"]["start"]] < 0.5 or e[_EVENT["actor"]["start"]] < 0.5:
+                continue  # an empty slot, or another seat's event
+            kind = int(np.argmax(e[_slot("kind")]))
+            if kind in (DRAW_EVENT, PLAY_EVENT):
+                own.append((kind, int(np.argmax(e[_slot("position")])), int(np.argmax(e[_slot("motif")]))))
+        size = int(np.count_nonzero(self._piece(obs, "own_positions") > 0.5))
+        draws = sum(kind == DRAW_EVENT for kind, _, _ in own)
+        hand = [UNKNOWN] * (size - draws + (len(own) - draws))  # the hand before the window
+        for kind, position, motif in own:
+            if kind == DRAW_EVENT:
+                hand.append(motif)
+            else:
+                del hand[position]
+        return hand
+
+    def act(self, observation: dict, agent: str | None = None) -> int:
+        self._memory[agent] = self.recall(observation["observation"])
+        obs = np.asarray(observation["observation"])[: self.base_size]
+        return super().act({"observation": obs, "action_mask": observation["action_mask"]}, agent)

@@ -603,26 +603,6 @@ def sample_state(seen: _Seen, rng: random.Random, draw_optional: bool = False,
     return rules.State.from_dict(data)
 
 
-def parse_spec_params(text: str, allowed: dict) -> dict:
-    """``"samples=16,nodes=2000"`` -> ``{"samples": 16, "nodes": 2000}`` (ints >= 1)."""
-    out = {}
-    for item in filter(None, (p.strip() for p in text.split(","))):
-        if "=" not in item:
-            raise ValueError(f"bad pimc parameter {item!r}: expected NAME=VALUE, e.g. "
-                             f"pimc:samples=16,nodes=2000")  # fmt: skip
-        key, value = (x.strip() for x in item.split("=", 1))
-        if key not in allowed:
-            raise ValueError(f"unknown pimc parameter {key!r}; allowed: {sorted(allowed)}")
-        try:
-            v = int(value)
-        except ValueError:
-            raise ValueError(f"pimc parameter {key}={value!r} must be an integer") from None
-        if v < 1:
-            raise ValueError(f"pimc parameter {key}={v} must be >= 1")
-        out[key] = v
-    return out
-
-
 class PIMCPolicy:
     """Perfect-information Monte Carlo search partner for The Brain (see the module
     docstring). Reads only its observation; ``samples`` deals per decision, ``nodes`` the
@@ -700,7 +680,9 @@ def make_pimc(game: str, config: dict, seed: int | None = None, samples: int | N
 
 def pimc_spec(params: str):
     """``pimc:samples=16,nodes=2000`` -> a factory(game, config, seed=...)."""
-    kw = parse_spec_params(params, {"samples": int, "nodes": int})
+    from ..policies import parse_spec_params
+
+    kw = parse_spec_params(params, {"samples": int, "nodes": int}, spec="pimc")
 
     def factory(game, config, seed=None):
         pol = make_pimc(game, config, seed=seed, **kw)
