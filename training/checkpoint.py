@@ -99,6 +99,19 @@ def check_env_options(game: str, config: dict) -> None:
             raise ValueError(f"unknown option {key!r} for {game}; its options: {known}")
 
 
+def observation_layout(game: str, config: dict | None = None) -> dict:
+    """``observation_layout()`` of ``game``'s env built with ``config`` (options checked
+    first), what the rule-based players and search policies are built from."""
+    from braincards.envs import make
+
+    config = dict(config or {})
+    check_env_options(game, config)
+    env = make(game, **config)
+    layout = env.unwrapped.observation_layout()
+    env.close()
+    return layout
+
+
 # games whose observations can carry a history of public events, and the wrapper that adds it
 HISTORY_WRAPPERS = {"brilliant_boar_v0": "braincards.envs.brilliant_boar.history:HistoryWrapper"}
 

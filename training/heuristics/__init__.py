@@ -25,17 +25,10 @@ def heuristic_class(game: str):
 
 def make_heuristic(game: str, config: dict | None = None, seed: int | None = None):
     """The heuristic player of ``game`` for an env built with ``config``."""
-    from braincards.envs import make
-
-    from ..policies import check_env_options
+    from ..checkpoint import observation_layout
 
     cls = heuristic_class(game)
-    check_env_options(game, dict(config or {}))
-    env = make(game, **dict(config or {}))
-    layout = env.unwrapped.observation_layout()
-    env_config = dict(config or {})
-    env.close()
-    return cls(layout, env_config, seed=seed)
+    return cls(observation_layout(game, config), dict(config or {}), seed=seed)
 
 
 def heuristic_spec(params: str):
@@ -50,16 +43,11 @@ def heuristic_spec(params: str):
     def factory(game, config, seed=None):
         if game != "brilliant_boar_v0":
             raise ValueError(f"heuristic:window=K is for brilliant_boar_v0 only (got {game})")
-        from braincards.envs import make
-
-        from ..policies import check_env_options
+        from ..checkpoint import observation_layout
         from .brilliant_boar import BrilliantBoarWindowHeuristic
 
-        check_env_options(game, dict(config or {}))
-        env = make(game, **dict(config or {}))
-        layout = env.unwrapped.observation_layout()
-        env.close()
-        return BrilliantBoarWindowHeuristic(layout, dict(config or {}), seed=seed, window=kw["window"])
+        return BrilliantBoarWindowHeuristic(observation_layout(game, config), dict(config or {}),
+                                            seed=seed, window=kw["window"])  # fmt: skip
 
     return factory
 

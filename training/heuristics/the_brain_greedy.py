@@ -255,14 +255,8 @@ class TheBrainGreedy(LayoutPlayer):
 
 def make_greedy(game: str, config: dict | None = None, seed: int | None = None) -> TheBrainGreedy:
     """Factory for the ``greedy`` spec (``BUILTIN_SPECS``): The Brain only."""
-    from braincards.envs import make
-
-    from ..policies import check_env_options
+    from ..checkpoint import observation_layout
 
     if game != "the_brain_v0":
         raise ValueError(f"the greedy policy plays The Brain only, not {game}")
-    check_env_options(game, dict(config or {}))
-    env = make(game, **dict(config or {}))
-    layout = env.unwrapped.observation_layout()
-    env.close()
-    return TheBrainGreedy(layout, config, seed=seed)
+    return TheBrainGreedy(observation_layout(game, config), config, seed=seed)

@@ -663,17 +663,11 @@ class PIMCPolicy:
 def make_pimc(game: str, config: dict, seed: int | None = None, samples: int | None = None,
               nodes: int | None = None) -> PIMCPolicy:  # fmt: skip
     """Factory for the ``pimc`` spec (``BUILTIN_SPECS``)."""
-    from braincards.envs import make
-
-    from ..policies import check_env_options
+    from ..checkpoint import observation_layout
 
     if game != "the_brain_v0":
         raise ValueError(f"the pimc policy plays The Brain only, not {game}")
-    check_env_options(game, dict(config or {}))
-    env = make(game, **dict(config or {}))
-    layout = env.unwrapped.observation_layout()
-    env.close()
-    return PIMCPolicy(layout, config, seed=seed,
+    return PIMCPolicy(observation_layout(game, config), config, seed=seed,
                       samples=samples or PIMCPolicy.DEFAULT_SAMPLES,
                       nodes=nodes or PIMCPolicy.DEFAULT_NODES)  # fmt: skip
 
