@@ -76,7 +76,9 @@ def _argmax_action(network, obs: np.ndarray, mask: np.ndarray) -> int:
 
 def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
     """Behaviour-clone ``cfg.pretrain.teacher`` into ``model.policy`` (see the module
-    docstring); returns the final chunk's action agreement and value loss."""
+    docstring); returns the final chunk's action agreement after fitting it, its
+    ``held_out_agreement`` (the same games before fitting them: the policy's agreement on
+    games it had not trained on, on its own states with DAgger) and value loss."""
     import torch
 
     p = cfg.pretrain
@@ -92,6 +94,7 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
         done += n
         obs_t, masks_t = torch.as_tensor(obs), torch.as_tensor(masks)
         act_t, ret_t = torch.as_tensor(actions), torch.as_tensor(returns)
+        held_out = _agreement(policy, obs_t, masks, act_t) if done > n else None
         policy.set_training_mode(True)
         for _ in range(p.epochs):
             order = torch.as_tensor(rng.permutation(len(obs)))
@@ -104,13 +107,24 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
                 opt.step()
         policy.set_training_mode(False)
+        agree = _agreement(policy, obs_t, masks, act_t)
         with torch.no_grad():
-            dist = policy.get_distribution(obs_t, action_masks=masks)
-            agree = float((dist.distribution.probs.argmax(-1) == act_t).float().mean())
             values = policy.predict_values(obs_t).flatten()
             vloss = float(torch.mean((values - ret_t) ** 2))
-        stats = {"games": done, "samples": len(obs), "agreement": round(agree, 4), "value_mse": round(vloss, 4)}
+        stats = {"games": done, "samples": len(obs), "agreement": round(agree, 4),
+                 "held_out_agreement": None if held_out is None else round(held_out, 4),
+                 "value_mse": round(vloss, 4)}  # fmt: skip
         who = "learner-played (DAgger)" if actor is not None else "teacher"
-        log(f"pretrain: {done}/{p.games} games ({who}), agreement with the teacher {agree:.3f}, "
-            f"value mse {vloss:.4f}")
+        before = "" if held_out is None else f"{held_out:.4f} on these new games before fitting them, "
+        log(f"pretrain: {done}/{p.games} games ({who}), agreement with the teacher {before}"
+            f"{agree:.4f} after; value mse {vloss:.4f}")
     return stats
+
+
+def _agreement(policy, obs_t, masks: np.ndarray, act_t) -> float:
+    """Share of the decisions where the policy's most likely action is the teacher's."""
+    import torch
+
+    with torch.no_grad():
+        dist = policy.get_distribution(obs_t, action_masks=masks)
+        return float((dist.distribution.probs.argmax(-1) == act_t).float().mean())
