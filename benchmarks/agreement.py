@@ -4,10 +4,10 @@
 
 POLICY sits in every seat and plays; at every decision with two or more legal actions,
 TEACHER is asked what it would play (a teacher that remembers its own moves, like Brilliant
-Boar's heuristic, is told the move actually made). Prints the share of those decisions where
-both agree, the share of games with at least one disagreement, and POLICY's team win rate
-(The Brain; None for the competitive games) over the same games. Game g is dealt from ``derive_seed(seed, g)``, as in
-``braincards evaluate``. This measures imitation on the policy's own states, which is what
+Boar's heuristic, is asked at every decision and told the move actually made). Prints the
+share of those decisions where both agree, the share of games with at least one
+disagreement, and POLICY's team win rate (The Brain; None for the competitive games) over
+the same games. Game g is dealt from ``derive_seed(seed, g)``, as in ``braincards evaluate``. This measures imitation on the policy's own states, which is what
 decides how close a cloned policy plays to its teacher.
 """
 

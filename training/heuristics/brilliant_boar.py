@@ -34,6 +34,7 @@ from braincards.envs.brilliant_boar.history import (
     MAX_K,
     PLAY_EVENT,
 )
+from braincards.envs.core.config import check_int
 
 from ..policies import legal_actions
 from .base import LayoutPlayer
@@ -142,11 +143,8 @@ class BrilliantBoarHeuristic(LayoutPlayer):
         return a
 
 
-_EVENT = EVENT_LAYOUT.as_dict()
-
-
-def _slot(name: str) -> slice:
-    return slice(_EVENT[name]["start"], _EVENT[name]["stop"])
+_VALID, _OWN = EVENT_LAYOUT.offset("valid"), EVENT_LAYOUT.offset("actor")  # actor 0 = the observer
+_KIND, _POSITION, _MOTIF = (EVENT_LAYOUT.slice(n) for n in ("kind", "position", "motif"))
 
 
 class BrilliantBoarWindowHeuristic(BrilliantBoarHeuristic):
@@ -157,9 +155,7 @@ class BrilliantBoarWindowHeuristic(BrilliantBoarHeuristic):
     def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None, *,
                  window: int = 16):  # fmt: skip
         super().__init__(layout, config, seed)
-        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or not 1 <= window <= MAX_K:
-            raise ValueError(f"window={window!r} must be an integer 1..{MAX_K} (events of HistoryWrapper)")
-        self.window = int(window)
+        self.window = check_int("window", window, 1, MAX_K)
         self.history_k = self.window
         self.base_size = max(p["stop"] for p in layout.values())
         self.observation_size = self.base_size + self.window * EVENT_SIZE
@@ -178,14 +174,15 @@ class BrilliantBoarWindowHeuristic(BrilliantBoarHeuristic):
         events = obs[self.base_size : self.observation_size].reshape(self.window, EVENT_SIZE)
         own = []  # (kind, position, motif) of the observer's draws and plays, oldest first
         for e in events[::-1]:
-            if e[_EVENT["valid"]["start"]] < 0.5 or e[_EVENT["actor"]["start"]] < 0.5:
+            if e[_VALID] < 0.5 or e[_OWN] < 0.5:
                 continue  # an empty slot, or another seat's event
-            kind = int(np.argmax(e[_slot("kind")]))
+            kind = int(np.argmax(e[_KIND]))
             if kind in (DRAW_EVENT, PLAY_EVENT):
-                own.append((kind, int(np.argmax(e[_slot("position")])), int(np.argmax(e[_slot("motif")]))))
+                own.append((kind, int(np.argmax(e[_POSITION])), int(np.argmax(e[_MOTIF]))))
         size = int(np.count_nonzero(self._piece(obs, "own_positions") > 0.5))
         draws = sum(kind == DRAW_EVENT for kind, _, _ in own)
-        hand = [UNKNOWN] * (size - draws + (len(own) - draws))  # the hand before the window
+        plays = len(own) - draws
+        hand = [UNKNOWN] * (size - draws + plays)  # the hand before the window
         for kind, position, motif in own:
             if kind == DRAW_EVENT:
                 hand.append(motif)
