@@ -35,6 +35,7 @@ ALGORITHMS = ("MaskablePPO", "RecurrentPPO", "RLlibPPO")
 POLICY_CLASSES = {
     "MaskableActorCriticPolicy": "sb3_contrib.common.maskable.policies:MaskableActorCriticPolicy",
     "RecurrentActorCriticPolicy": "sb3_contrib.common.recurrent.policies:RecurrentActorCriticPolicy",
+    "EventReaderPolicy": "braincards.training.event_reader:EventReaderPolicy",
 }
 ACTIVATIONS = ("tanh", "relu")
 # policy keyword arguments a checkpoint may set, with their JSON types
@@ -46,7 +47,11 @@ POLICY_KWARGS = {
     "n_lstm_layers": (int,),
     "shared_lstm": (bool,),
     "enable_critic_lstm": (bool,),
+    "history_k": (int,),
+    "reader_hidden": (int,),
+    "reader_positions": (int,),
 }
+READER_KWARGS = ("history_k", "reader_hidden", "reader_positions")  # EventReaderPolicy's, all required
 MAX_LAYER = 4096  # widest hidden layer / LSTM a checkpoint may ask for
 MAX_LAYERS = 8
 MAX_MEMBER_BYTES = 512 * 2**20  # refuse larger archive members before reading them
@@ -167,6 +172,9 @@ def policy_spec(policy) -> dict:
         kwargs["n_lstm_layers"] = int(policy.lstm_actor.num_layers)
         kwargs["shared_lstm"] = bool(policy.shared_lstm)
         kwargs["enable_critic_lstm"] = bool(policy.lstm_critic is not None)
+    if cls == "EventReaderPolicy":
+        for key in READER_KWARGS:
+            kwargs[key] = int(getattr(policy, key))
     return {"class": cls, "kwargs": kwargs}
 
 
@@ -328,6 +336,11 @@ def check_policy_spec(spec, where: str) -> None:
     for key in ("lstm_hidden_size", "n_lstm_layers"):
         if key in kwargs and not 1 <= kwargs[key] <= (MAX_LAYER if key == "lstm_hidden_size" else MAX_LAYERS):
             raise CheckpointError(f"{where}: {key}={kwargs[key]} is out of range")
+    reader = [key for key in READER_KWARGS if key in kwargs]
+    if spec["class"] == "EventReaderPolicy" and len(reader) != len(READER_KWARGS):
+        raise CheckpointError(f"{where}: EventReaderPolicy needs the kwargs {list(READER_KWARGS)}, got {sorted(kwargs)}")
+    if spec["class"] != "EventReaderPolicy" and reader:
+        raise CheckpointError(f"{where}: {reader} are EventReaderPolicy kwargs, not {spec['class']}'s")
 
 
 def read_metadata(path: str | os.PathLike) -> dict:
@@ -374,6 +387,10 @@ def read_metadata(path: str | os.PathLike) -> dict:
         raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: " + "; ".join(bad))
     meta["history_k"] = k or 0
     check_policy_spec(meta["policy"], str(json_path))
+    reader_k = meta["policy"]["kwargs"].get("history_k")
+    if reader_k is not None and reader_k != meta["history_k"]:
+        raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: the policy reads history_k="
+                              f"{reader_k} event slots but the checkpoint's history_k is {meta['history_k']}")  # fmt: skip
     return meta
 
 
@@ -481,7 +498,10 @@ def _build_policy(meta: dict, tensors: dict, where: str):
     kwargs["activation_fn"] = {"tanh": nn.Tanh, "relu": nn.ReLU}[kwargs.get("activation_fn", "tanh")]
     obs_space = spaces.Box(0.0, 1.0, tuple(meta["observation_shape"]), np.float32)
     act_space = spaces.Discrete(int(meta["action_n"]))
-    policy = cls(obs_space, act_space, lambda _: 0.0, **kwargs)
+    try:
+        policy = cls(obs_space, act_space, lambda _: 0.0, **kwargs)
+    except ValueError as err:  # the event reader's numbers do not fit its spaces
+        raise CheckpointError(f"{where}: the described network cannot be built: {err}") from None
     try:
         policy.load_state_dict(tensors, strict=True)
     except RuntimeError as err:

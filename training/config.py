@@ -33,10 +33,16 @@ class _Strict(BaseModel):
 
 
 class PolicyConfig(_Strict):
-    """The policy network: an MLP per head (actor and critic), SB3's MaskableActorCriticPolicy."""
+    """The policy network. ``mlp``: an MLP per head (actor and critic), SB3's
+    MaskableActorCriticPolicy. ``event_reader`` (Brilliant Boar behind HistoryWrapper): a GRU
+    reads the event slots and a scorer shared by the hand positions plays
+    (:mod:`braincards.training.event_reader`); ``net_arch`` is then the critic's."""
 
+    kind: Literal["mlp", "event_reader"] = "mlp"
     net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1, max_length=8)
     activation: Literal["tanh", "relu"] = "tanh"
+    reader_hidden: int = Field(128, ge=1, le=1024, description="event_reader: the GRU's width")
+    reader_positions: int = Field(16, ge=1, le=54, description="event_reader: hand positions it keeps a belief for")
 
     @field_validator("net_arch")
     @classmethod
@@ -121,6 +127,8 @@ class PretrainConfig(_Strict):
     learning_rate: float = Field(1e-3, gt=0, le=1)
     value_coef: float = Field(0.5, ge=0)
     dagger: bool = Field(False, description="after the first chunk the learner plays, the teacher labels")
+    hand_coef: float = Field(0.0, ge=0, description="event_reader: weight of the auxiliary loss that "
+                             "teaches its hand belief the replay of its own draws and plays")
 
 
 class RLlibConfig(_Strict):
@@ -177,6 +185,11 @@ class TrainConfig(_Strict):
             raise ValueError("mode 'seat' needs at least 2 players; a solo game trains in 'team' mode")
         if self.history_k:
             history_wrapper(self.game)
+        if self.policy.kind == "event_reader" and not self.history_k:
+            raise ValueError("policy.kind 'event_reader' reads HistoryWrapper's event slots: set history_k >= 1")
+        if self.pretrain is not None and self.pretrain.hand_coef and self.policy.kind != "event_reader":
+            raise ValueError(f"pretrain.hand_coef={self.pretrain.hand_coef} trains the event reader's hand "
+                             f"belief; policy.kind is {self.policy.kind!r} (set hand_coef 0)")  # fmt: skip
         if self.shaping and self.game not in COOPERATIVE_GAMES:
             raise ValueError(f"shaping={self.shaping}: only The Brain has a progress measure; "
                              f"set 0 for {self.game}")  # fmt: skip

@@ -13,6 +13,11 @@ whatever ``games`` is. With ``dagger: true`` (DAgger, Ross et al. 2011) every ch
 first is played by the learner itself and labelled by the teacher, so the learner also learns
 what the teacher would do in the states its own mistakes lead to. The value head then fits
 the returns of the learner's own play (the teacher's in the first chunk).
+
+With ``hand_coef > 0`` (Brilliant Boar's event reader) a third term, weighted by it, teaches
+the reader's hand belief the replay of its own draws and plays in the observation's event
+slots (:func:`~braincards.training.event_reader.hand_targets`); the stats then report its
+accuracy (``hand_accuracy``, on the chunk after fitting it).
 """
 
 from __future__ import annotations
@@ -86,6 +91,7 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
     teachers = [make_policy(p.teacher, cfg.game, cfg.env) for _ in env.agents]
     policy = model.policy
     opt = torch.optim.Adam(policy.parameters(), lr=p.learning_rate)
+    hand_target = _hand_target(policy, env) if p.hand_coef > 0 else None
     done, stats = 0, {}
     while done < p.games:
         n = min(p.chunk_games, p.games - done)
@@ -94,6 +100,7 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
         done += n
         obs_t, masks_t = torch.as_tensor(obs), torch.as_tensor(masks)
         act_t, ret_t = torch.as_tensor(actions), torch.as_tensor(returns)
+        hand_t = torch.as_tensor(hand_target(obs)) if hand_target else None
         held_out = _agreement(policy, obs_t, masks, act_t) if done > n else None
         policy.set_training_mode(True)
         for _ in range(p.epochs):
@@ -102,6 +109,8 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
                 idx = order[start : start + p.batch_size]
                 values, log_prob, _ = policy.evaluate_actions(obs_t[idx], act_t[idx], action_masks=masks_t[idx])
                 loss = -log_prob.mean() + p.value_coef * torch.mean((values.flatten() - ret_t[idx]) ** 2)
+                if hand_t is not None:
+                    loss = loss + p.hand_coef * _hand_loss(policy, obs_t[idx], hand_t[idx])
                 opt.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
@@ -109,22 +118,66 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
         policy.set_training_mode(False)
         agree = _agreement(policy, obs_t, masks, act_t)
         with torch.no_grad():
-            values = policy.predict_values(obs_t).flatten()
+            values = torch.cat([policy.predict_values(obs_t[b]).flatten() for b in _batches(len(obs_t))])
             vloss = float(torch.mean((values - ret_t) ** 2))
         stats = {"games": done, "samples": len(obs), "agreement": round(agree, 4),
                  "held_out_agreement": None if held_out is None else round(held_out, 4),
                  "value_mse": round(vloss, 4)}  # fmt: skip
+        if hand_t is not None:
+            stats["hand_accuracy"] = round(_hand_accuracy(policy, obs_t, hand_t), 4)
         who = "learner-played (DAgger)" if actor is not None else "teacher"
         before = "" if held_out is None else f"{held_out:.4f} on these new games before fitting them, "
+        hand = "" if hand_t is None else f"; hand belief accuracy {stats['hand_accuracy']:.4f}"
         log(f"pretrain: {done}/{p.games} games ({who}), agreement with the teacher {before}"
-            f"{agree:.4f} after; value mse {vloss:.4f}")
+            f"{agree:.4f} after; value mse {vloss:.4f}{hand}")
     return stats
+
+
+def _batches(n: int, size: int = 4096) -> list[slice]:
+    """Slices of at most ``size`` rows (evaluating a whole chunk at once can take GBs)."""
+    return [slice(i, i + size) for i in range(0, n, size)]
 
 
 def _agreement(policy, obs_t, masks: np.ndarray, act_t) -> float:
     """Share of the decisions where the policy's most likely action is the teacher's."""
     import torch
 
+    right = 0
     with torch.no_grad():
-        dist = policy.get_distribution(obs_t, action_masks=masks)
-        return float((dist.distribution.probs.argmax(-1) == act_t).float().mean())
+        for b in _batches(len(obs_t)):
+            dist = policy.get_distribution(obs_t[b], action_masks=masks[b])
+            right += int((dist.distribution.probs.argmax(-1) == act_t[b]).sum())
+    return right / max(len(obs_t), 1)
+
+
+def _hand_target(policy, env: LearnerEnv):
+    """obs -> hand targets for an :class:`EventReaderPolicy` (ValueError for another policy)."""
+    from .event_reader import hand_targets
+
+    if not hasattr(policy, "hand_logits"):
+        raise ValueError(f"pretrain.hand_coef needs policy.kind 'event_reader', not a {type(policy).__name__}")
+    own = env.raw.observation_layout()["own_positions"]
+    reader = policy.features_extractor
+    return lambda obs: hand_targets(obs, reader.table_size, reader.history_k, reader.positions,
+                                    slice(own["start"], own["stop"]))  # fmt: skip
+
+
+def _hand_loss(policy, obs_t, hand_t):
+    import torch
+
+    logits = policy.hand_logits(obs_t)
+    return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), hand_t.reshape(-1),
+                                             ignore_index=-100)  # fmt: skip
+
+
+def _hand_accuracy(policy, obs_t, hand_t) -> float:
+    """Share of the held hand positions whose most likely belief is the replayed motif."""
+    import torch
+
+    right = held = 0
+    with torch.no_grad():
+        for b in _batches(len(obs_t)):
+            ok = hand_t[b] >= 0
+            right += int((policy.hand_logits(obs_t[b]).argmax(-1) == hand_t[b])[ok].sum())
+            held += int(ok.sum())
+    return right / held if held else 1.0

@@ -105,15 +105,23 @@ def build_model(cfg: TrainConfig, venv, tensorboard_dir: str | None):
     import torch.nn as nn
     from sb3_contrib import MaskablePPO
 
-    p = cfg.ppo
-    arch = list(cfg.policy.net_arch)
+    p, pol = cfg.ppo, cfg.policy
+    arch = list(pol.net_arch)
+    kwargs = {"activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[pol.activation]}
+    if pol.kind == "event_reader":
+        from .event_reader import EventReaderPolicy
+
+        policy = EventReaderPolicy
+        kwargs.update(net_arch={"pi": [], "vf": arch}, history_k=cfg.history_k,
+                      reader_hidden=pol.reader_hidden, reader_positions=pol.reader_positions)  # fmt: skip
+    else:
+        policy = "MlpPolicy"
+        kwargs["net_arch"] = {"pi": arch, "vf": list(arch)}
     return MaskablePPO(
-        "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
+        policy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
         batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
         clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
-        policy_kwargs={"net_arch": {"pi": arch, "vf": list(arch)},
-                       "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.policy.activation]},
+        max_grad_norm=p.max_grad_norm, target_kl=p.target_kl, policy_kwargs=kwargs,
         tensorboard_log=tensorboard_dir, seed=cfg.seed, device="cpu", verbose=0,
     )  # fmt: skip
 

@@ -54,6 +54,35 @@ EVENT_SIZE = EVENT_LAYOUT.size
 _E = {name: EVENT_LAYOUT.offset(name) for name in EVENT_LAYOUT.as_dict()}
 
 
+UNKNOWN_MOTIF = -1
+_VALID, _OWN = EVENT_LAYOUT.offset("valid"), EVENT_LAYOUT.offset("actor")  # actor 0 = the observer
+_KIND, _POSITION, _MOTIF = (EVENT_LAYOUT.slice(n) for n in ("kind", "position", "motif"))
+
+
+def recall_hand(events: np.ndarray, hand_size: int) -> list[int]:
+    """The observer's hand motifs per position (:data:`UNKNOWN_MOTIF` for a card drawn
+    before the window) that the events alone tell: ``events`` are the wrapper's slots
+    (``(k, EVENT_SIZE)``, slot 0 the most recent), ``hand_size`` the observer's hand size
+    now. Replays the observer's own draws (the motif joins the end of the hand) and plays
+    (that position leaves, the later ones shift down) from the oldest."""
+    own = []  # (kind, position, motif) of the observer's draws and plays, oldest first
+    for e in events[::-1]:
+        if e[_VALID] < 0.5 or e[_OWN] < 0.5:
+            continue  # an empty slot, or another seat's event
+        kind = int(np.argmax(e[_KIND]))
+        if kind in (DRAW_EVENT, PLAY_EVENT):
+            own.append((kind, int(np.argmax(e[_POSITION])), int(np.argmax(e[_MOTIF]))))
+    draws = sum(kind == DRAW_EVENT for kind, _, _ in own)
+    plays = len(own) - draws
+    hand = [UNKNOWN_MOTIF] * (hand_size - draws + plays)  # the hand before the window
+    for kind, position, motif in own:
+        if kind == DRAW_EVENT:
+            hand.append(motif)
+        else:
+            del hand[position]
+    return hand
+
+
 class HistoryWrapper(BaseWrapper):
     """Appends the last ``k`` public events to every observation (layout: module docstring)."""
 

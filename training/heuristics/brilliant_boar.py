@@ -27,13 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from braincards.envs.brilliant_boar.history import (
-    DRAW_EVENT,
-    EVENT_LAYOUT,
-    EVENT_SIZE,
-    MAX_K,
-    PLAY_EVENT,
-)
+from braincards.envs.brilliant_boar.history import EVENT_SIZE, MAX_K, recall_hand
 from braincards.envs.core.config import check_int
 
 from ..policies import legal_actions
@@ -143,10 +137,6 @@ class BrilliantBoarHeuristic(LayoutPlayer):
         return a
 
 
-_VALID, _OWN = EVENT_LAYOUT.offset("valid"), EVENT_LAYOUT.offset("actor")  # actor 0 = the observer
-_KIND, _POSITION, _MOTIF = (EVENT_LAYOUT.slice(n) for n in ("kind", "position", "motif"))
-
-
 class BrilliantBoarWindowHeuristic(BrilliantBoarHeuristic):
     """The heuristic's rule with a memory of the last ``window`` public events only (see the
     module docstring). Reads the observation behind ``HistoryWrapper`` with ``k >= window``;
@@ -172,23 +162,8 @@ class BrilliantBoarWindowHeuristic(BrilliantBoarHeuristic):
             raise ValueError(f"{self.name} reads {self.observation_size} observation floats (the env "
                              f"behind HistoryWrapper with k >= {self.window}) but got {obs.shape[-1]}")  # fmt: skip
         events = obs[self.base_size : self.observation_size].reshape(self.window, EVENT_SIZE)
-        own = []  # (kind, position, motif) of the observer's draws and plays, oldest first
-        for e in events[::-1]:
-            if e[_VALID] < 0.5 or e[_OWN] < 0.5:
-                continue  # an empty slot, or another seat's event
-            kind = int(np.argmax(e[_KIND]))
-            if kind in (DRAW_EVENT, PLAY_EVENT):
-                own.append((kind, int(np.argmax(e[_POSITION])), int(np.argmax(e[_MOTIF]))))
         size = int(np.count_nonzero(self._piece(obs, "own_positions") > 0.5))
-        draws = sum(kind == DRAW_EVENT for kind, _, _ in own)
-        plays = len(own) - draws
-        hand = [UNKNOWN] * (size - draws + plays)  # the hand before the window
-        for kind, position, motif in own:
-            if kind == DRAW_EVENT:
-                hand.append(motif)
-            else:
-                del hand[position]
-        return hand
+        return recall_hand(events, size)
 
     def act(self, observation: dict, agent: str | None = None) -> int:
         self._memory[agent] = self.recall(observation["observation"])
