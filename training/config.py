@@ -205,6 +205,14 @@ class TrainConfig(_Strict):
         return len(make(self.game, raw=True, **self.env).possible_agents)
 
 
+def check_rllib_backend(cfg: TrainConfig) -> None:
+    """ValueError unless ``cfg`` can train on the RLlib backend, which builds RLlib's own
+    MLP module (``policy.kind: mlp`` only)."""
+    if cfg.policy.kind != "mlp":
+        raise ValueError(f"policy.kind {cfg.policy.kind!r} trains with the SB3 backend only; --backend rllib "
+                         f"builds an MLP (policy.kind 'mlp')")  # fmt: skip
+
+
 def _describe(err: ValidationError, source: str) -> str:
     lines = []
     for e in err.errors():

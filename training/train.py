@@ -37,7 +37,7 @@ from .checkpoint import (
     read_checkpoint,
     save_checkpoint,
 )
-from .config import TrainConfig, config_dict
+from .config import TrainConfig, check_rllib_backend, config_dict
 from .evaluate import evaluate
 from .learner_env import LearnerEnv, OpponentPool
 from .policies import CheckpointPolicy, set_torch_threads
@@ -433,6 +433,7 @@ def cmd_train(args) -> int:
     cfg = load_train_config(args.config, overrides)
     out = args.out or str(Path("runs") / f"{Path(args.config).stem}-seed{cfg.seed}")
     if args.backend == "rllib":
+        check_rllib_backend(cfg)
         try:
             from .rllib.train import train_rllib
         except ImportError as err:

@@ -259,3 +259,16 @@ def test_pretraining_teaches_the_hand_belief(tmp_path):
     assert 0 <= with_aux["hand_accuracy"] <= 1
     assert with_aux["hand_accuracy"] > 0.5
     assert "hand_accuracy" not in run(0.0)
+
+
+def test_rllib_backend_refuses_the_event_reader(tmp_path, capsys):
+    """--backend rllib builds RLlib's MLP module: an event_reader config is an error up front
+    (before Ray is even imported), not an MLP trained silently in its place."""
+    from braincards.training.cli import main
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("game: brilliant_boar\nenv: {num_players: 2, memory: none}\nhistory_k: 8\n"
+                   "total_timesteps: 64\npolicy: {kind: event_reader}\n")  # fmt: skip
+    assert main(["train", str(cfg), "--backend", "rllib", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "policy.kind 'event_reader' trains with the SB3 backend only" in err

@@ -330,9 +330,11 @@ def train_rllib(
     snapshots, evaluations and the end, not every iteration. Returns the summary written to
     ``rllib_result.json``: checkpoints, timesteps, wall seconds, learner steps/s, evaluation.
     """
-    from braincards.training.config import config_dict
+    from braincards.training.config import check_rllib_backend, config_dict
 
     from .export import export_checkpoint
+
+    check_rllib_backend(cfg)
 
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     from .export import load_sb3_state_dict, read_policy_weights
