@@ -8,7 +8,9 @@ Boar's heuristic, is asked at every decision and told the move actually made). P
 share of those decisions where both agree, the share of games with at least one
 disagreement, and POLICY's team win rate (The Brain; None for the competitive games) over
 the same games. Game g is dealt from ``derive_seed(seed, g)``, as in ``braincards evaluate``. This measures imitation on the policy's own states, which is what
-decides how close a cloned policy plays to its teacher.
+decides how close a cloned policy plays to its teacher. As in ``evaluate``, a policy that
+reads Brilliant Boar's event history (a ``history_k`` checkpoint, ``heuristic:window=K``)
+gets the table behind ``HistoryWrapper`` and the prefix of the observation it reads.
 """
 
 from __future__ import annotations
@@ -16,17 +18,27 @@ from __future__ import annotations
 import argparse
 import json
 
-from braincards.envs import make
+from braincards.training.checkpoint import make_table
 from braincards.training.commands import parse_sets
 from braincards.training.evaluate import derive_seed, game_id
-from braincards.training.policies import make_policy
+from braincards.training.policies import history_k_of, make_policy
+
+
+def _prefix(obs: dict, policy, base: int) -> dict:
+    """The part of the observation ``policy`` reads (the base vector, or the base vector and
+    its own number of event slots)."""
+    size = getattr(policy, "observation_size", base)
+    if obs["observation"].shape[0] == size:
+        return obs
+    return {"observation": obs["observation"][:size], "action_mask": obs["action_mask"]}
 
 
 def agreement(game: str, config: dict, policy: str, teacher: str, games: int, seed: int = 0) -> dict:
     game = game_id(game)
     pol = make_policy(policy, game, config)
     ref = make_policy(teacher, game, config)
-    env = make(game, raw=True, **config)
+    env = make_table(game, config, history_k_of([pol, ref]))
+    base = env.unwrapped.layout.size
     cooperative = game == "the_brain_v0"
     same = choices = games_apart = won = 0
     for g in range(games):
@@ -37,8 +49,8 @@ def agreement(game: str, config: dict, policy: str, teacher: str, games: int, se
         while not any(env.terminations.values()) and not any(env.truncations.values()):
             agent = env.agent_selection
             obs = env.observe(agent)
-            action = pol.act(obs, agent)
-            label = ref.act(obs, agent)  # asked every time: a teacher may remember its moves
+            action = pol.act(_prefix(obs, pol, base), agent)
+            label = ref.act(_prefix(obs, ref, base), agent)  # asked every time: a teacher may remember its moves
             if label != action and hasattr(ref, "played"):
                 ref.played(agent, action)
             if int(obs["action_mask"].sum()) >= 2:
@@ -47,7 +59,7 @@ def agreement(game: str, config: dict, policy: str, teacher: str, games: int, se
                 apart = apart or label != action
             env.step(action)
         games_apart += apart
-        won += cooperative and env.state.outcome == 1
+        won += cooperative and env.unwrapped.state.outcome == 1
     return {"game": game, "config": config, "policy": policy, "teacher": teacher, "games": games,
             "seed": seed, "decisions": choices, "agreement": round(same / max(choices, 1), 4),
             "games_with_a_disagreement": round(games_apart / games, 4),

@@ -37,3 +37,14 @@ def test_command_line(capsys):
     assert '"agreement": 1.0' in capsys.readouterr().out
     with pytest.raises(SystemExit):
         bench.main(["the_brain", "greedy", "greedy", "--games", "0"])
+
+
+def test_history_readers_get_the_wrapped_table_and_their_own_prefix():
+    # heuristic:window=K reads K event slots behind HistoryWrapper (as in evaluate): with the
+    # whole game in its window it plays exactly as the perfect-memory heuristic (R-W9), with
+    # 8 events it forgets and disagrees; each policy gets the prefix it reads
+    config = {"num_players": 2, "memory": "none"}
+    whole = bench.agreement("brilliant_boar", config, "heuristic:window=256", "heuristic", games=3)
+    assert whole["decisions"] > 50 and whole["agreement"] == 1.0
+    short = bench.agreement("brilliant_boar", config, "heuristic", "heuristic:window=8", games=3)
+    assert short["agreement"] < 1.0 and short["games_with_a_disagreement"] > 0
