@@ -125,6 +125,8 @@ class PretrainConfig(_Strict):
     epochs: int = Field(4, ge=1, le=100)
     batch_size: int = Field(256, ge=1)
     learning_rate: float = Field(1e-3, gt=0, le=1)
+    final_learning_rate: float | None = Field(None, gt=0, le=1, description="if set, the learning "
+                                              "rate goes linearly from learning_rate (first chunk) to this (last chunk)")
     value_coef: float = Field(0.5, ge=0)
     dagger: bool = Field(False, description="after the first chunk the learner plays, the teacher labels")
     hand_coef: float = Field(0.0, ge=0, description="event_reader: weight of the auxiliary loss that "

@@ -95,6 +95,8 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
     done, stats = 0, {}
     while done < p.games:
         n = min(p.chunk_games, p.games - done)
+        for group in opt.param_groups:
+            group["lr"] = _learning_rate(p, done)
         actor = policy if p.dagger and done > 0 else None  # the first chunk: the teacher plays
         obs, masks, actions, returns = record_games(env, teachers, n, cfg.ppo.gamma, rng, actor)
         done += n
@@ -128,9 +130,18 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
         who = "learner-played (DAgger)" if actor is not None else "teacher"
         before = "" if held_out is None else f"{held_out:.4f} on these new games before fitting them, "
         hand = "" if hand_t is None else f"; hand belief accuracy {stats['hand_accuracy']:.4f}"
-        log(f"pretrain: {done}/{p.games} games ({who}), agreement with the teacher {before}"
+        log(f"pretrain: {done}/{p.games} games ({who}, lr {_learning_rate(p, done - n):.2g}), agreement with the teacher {before}"
             f"{agree:.4f} after; value mse {vloss:.4f}{hand}")
     return stats
+
+
+def _learning_rate(p, done: int) -> float:
+    """The chunk's learning rate: ``learning_rate``, or linear from it (first chunk) to
+    ``final_learning_rate`` (last chunk, which starts at ``games - chunk_games``)."""
+    if p.final_learning_rate is None:
+        return p.learning_rate
+    last = max(p.games - p.chunk_games, 1)
+    return p.learning_rate + (p.final_learning_rate - p.learning_rate) * min(done / last, 1.0)
 
 
 def _batches(n: int, size: int = 4096) -> list[slice]:

@@ -242,3 +242,18 @@ def test_pretraining_clones_the_teacher(tmp_path, dagger):
     agree_after = float((after.distribution.probs.argmax(-1).numpy() == actions).mean())
     assert agree_after > max(0.5, agree_before + 0.15), (agree_before, agree_after)
     venv.close()
+
+
+def test_pretraining_learning_rate_schedule():
+    """pretrain.final_learning_rate: linear from learning_rate (first chunk) to it (last
+    chunk); without it the rate stays; it must be a positive rate."""
+    from braincards.training.pretrain import _learning_rate
+
+    base = {"game": "the_brain", "env": {"num_players": 2}, "total_timesteps": 64}
+    p = parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10, "chunk_games": 2,
+                                                 "learning_rate": 1e-3, "final_learning_rate": 1e-4}}).pretrain  # fmt: skip
+    assert [round(_learning_rate(p, done), 6) for done in (0, 4, 8)] == [1e-3, 5.5e-4, 1e-4]
+    flat = parse_train_config({**base, "pretrain": {"teacher": "greedy", "learning_rate": 3e-4}}).pretrain
+    assert _learning_rate(flat, 0) == _learning_rate(flat, 400) == 3e-4
+    with pytest.raises(ConfigError, match="final_learning_rate"):
+        parse_train_config({**base, "pretrain": {"teacher": "greedy", "final_learning_rate": 0}})
