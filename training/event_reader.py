@@ -158,10 +158,7 @@ class EventReaderPolicy(MaskableActorCriticPolicy):
 
     def __init__(self, observation_space, action_space, lr_schedule, *, history_k: int,
                  reader_hidden: int = 128, reader_positions: int = 16, net_arch=None, **kwargs):  # fmt: skip
-        action_n = int(action_space.n)
-        check_reader(
-            int(observation_space.shape[0]), action_n, history_k, reader_hidden, reader_positions
-        )
+        action_n = int(action_space.n)  # the spaces and numbers are checked by EventReader
         if net_arch is None:
             net_arch = {"pi": [], "vf": [128, 128]}
         if isinstance(net_arch, list):
@@ -175,8 +172,6 @@ class EventReaderPolicy(MaskableActorCriticPolicy):
             reader_hidden,
             reader_positions,
         )
-        kwargs.pop("features_extractor_class", None)
-        kwargs.pop("features_extractor_kwargs", None)
         super().__init__(observation_space, action_space, lr_schedule, net_arch=net_arch,
                          features_extractor_class=EventReader,
                          features_extractor_kwargs={"history_k": history_k, "hidden": reader_hidden,

@@ -95,8 +95,9 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
     done, stats = 0, {}
     while done < p.games:
         n = min(p.chunk_games, p.games - done)
+        lr = _learning_rate(p, done)
         for group in opt.param_groups:
-            group["lr"] = _learning_rate(p, done)
+            group["lr"] = lr
         actor = policy if p.dagger and done > 0 else None  # the first chunk: the teacher plays
         obs, masks, actions, returns = record_games(env, teachers, n, cfg.ppo.gamma, rng, actor)
         done += n
@@ -130,7 +131,7 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
         who = "learner-played (DAgger)" if actor is not None else "teacher"
         before = "" if held_out is None else f"{held_out:.4f} on these new games before fitting them, "
         hand = "" if hand_t is None else f"; hand belief accuracy {stats['hand_accuracy']:.4f}"
-        log(f"pretrain: {done}/{p.games} games ({who}, lr {_learning_rate(p, done - n):.2g}), agreement with the teacher {before}"
+        log(f"pretrain: {done}/{p.games} games ({who}, lr {lr:.2g}), agreement with the teacher {before}"
             f"{agree:.4f} after; value mse {vloss:.4f}{hand}")
     return stats
 
@@ -176,9 +177,11 @@ def _hand_target(policy, env: LearnerEnv):
 def _hand_loss(policy, obs_t, hand_t):
     import torch
 
+    from .event_reader import IGNORE
+
     logits = policy.hand_logits(obs_t)
     return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), hand_t.reshape(-1),
-                                             ignore_index=-100)  # fmt: skip
+                                             ignore_index=IGNORE)  # fmt: skip
 
 
 def _hand_accuracy(policy, obs_t, hand_t) -> float:
