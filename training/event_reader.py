@@ -34,6 +34,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.preprocessing import preprocess_obs
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from braincards.envs.brilliant_boar import rules
@@ -119,6 +120,10 @@ class EventReader(BaseFeaturesExtractor):
         return summary, self.hand(state).view(batch, self.positions, BELIEFS)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.features_and_hand(obs)[0]
+
+    def features_and_hand(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The features (``forward``) and the hand belief logits, from one read of the events."""
         summary, hand = self.read(obs)
         batch, positions = obs.shape[0], self.positions
         context = self.context(summary)
@@ -138,7 +143,7 @@ class EventReader(BaseFeaturesExtractor):
                 .expand(batch, rules.MAX_HAND - positions, NUM_MOTIFS)
             )
             parts.append(torch.cat([named, rest], 1).reshape(batch, -1))
-        return torch.cat(parts + [summary], 1)
+        return torch.cat(parts + [summary], 1), hand
 
 
 class Logits(nn.Module):
@@ -193,7 +198,21 @@ class EventReaderPolicy(MaskableActorCriticPolicy):
 
     def hand_logits(self, obs: torch.Tensor) -> torch.Tensor:
         """The hand belief ``(batch, reader_positions, 10)`` (pretraining's auxiliary loss)."""
-        return self.features_extractor.read(obs)[1]
+        return self.features_extractor.read(preprocess_obs(obs, self.observation_space))[1]
+
+    def evaluate_actions_and_hand(self, obs: torch.Tensor, actions: torch.Tensor,
+                                  action_masks=None) -> tuple[torch.Tensor, ...]:  # fmt: skip
+        """``evaluate_actions``' (values, log_prob, entropy) and :meth:`hand_logits`, from one
+        read of the events: pretraining's losses without running the GRU twice."""
+        features, hand = self.features_extractor.features_and_hand(
+            preprocess_obs(obs, self.observation_space)
+        )
+        latent_pi, latent_vf = self.mlp_extractor(features)
+        distribution = self._get_action_dist_from_latent(latent_pi)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        values = self.value_net(latent_vf)
+        return values, distribution.log_prob(actions), distribution.entropy(), hand
 
 
 def hand_targets(observations: np.ndarray, table_size: int, history_k: int, positions: int,

@@ -110,10 +110,14 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
             order = torch.as_tensor(rng.permutation(len(obs)))
             for start in range(0, len(obs), p.batch_size):
                 idx = order[start : start + p.batch_size]
-                values, log_prob, _ = policy.evaluate_actions(obs_t[idx], act_t[idx], action_masks=masks_t[idx])
+                if hand_t is None:
+                    values, log_prob, _ = policy.evaluate_actions(obs_t[idx], act_t[idx], action_masks=masks_t[idx])
+                else:  # one read of the events serves both losses
+                    values, log_prob, _, hand = policy.evaluate_actions_and_hand(obs_t[idx], act_t[idx],
+                                                                                 action_masks=masks_t[idx])  # fmt: skip
                 loss = -log_prob.mean() + p.value_coef * torch.mean((values.flatten() - ret_t[idx]) ** 2)
                 if hand_t is not None:
-                    loss = loss + p.hand_coef * _hand_loss(policy, obs_t[idx], hand_t[idx])
+                    loss = loss + p.hand_coef * _hand_loss(hand, hand_t[idx])
                 opt.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
@@ -174,12 +178,12 @@ def _hand_target(policy, env: LearnerEnv):
                                     slice(own["start"], own["stop"]))  # fmt: skip
 
 
-def _hand_loss(policy, obs_t, hand_t):
+def _hand_loss(logits, hand_t):
+    """Cross-entropy of the hand belief ``logits`` against the replayed motifs."""
     import torch
 
     from .event_reader import IGNORE
 
-    logits = policy.hand_logits(obs_t)
     return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), hand_t.reshape(-1),
                                              ignore_index=IGNORE)  # fmt: skip
 

@@ -118,6 +118,22 @@ def test_policy_logits_are_the_readers_scores_and_masks_apply():
     assert policy.hand_logits(obs).shape == (20, 8, 10)
 
 
+def test_one_read_gives_evaluate_actions_and_the_hand_belief():
+    """Pretraining's single pass returns exactly what the two separate calls return."""
+    policy = _policy()
+    samples, _ = _observations(games=1)
+    obs = torch.as_tensor(np.stack([o["observation"] for o, _ in samples[:20]]))
+    masks = np.stack([o["action_mask"] for o, _ in samples[:20]]).astype(bool)
+    actions = torch.as_tensor([int(np.flatnonzero(m)[-1]) for m in masks])
+    with torch.no_grad():
+        values, log_prob, entropy = policy.evaluate_actions(obs, actions, action_masks=masks)
+        hand = policy.hand_logits(obs)
+        together = policy.evaluate_actions_and_hand(obs, actions, action_masks=masks)
+    for separate, joint in zip((values, log_prob, entropy, hand), together, strict=True):
+        assert torch.allclose(separate, joint)
+    assert not torch.allclose(log_prob, torch.zeros(20))  # the actions really are scored
+
+
 def test_name_card_variant_scores_every_named_action():
     """R-W6: with name_card the reader also scores NAMED + 9p + m."""
     config = {**CONFIG, "name_card": True}
