@@ -129,8 +129,26 @@ class PretrainConfig(_Strict):
                                               "rate goes linearly from learning_rate (first chunk) to this (last chunk)")
     value_coef: float = Field(0.5, ge=0)
     dagger: bool = Field(False, description="after the first chunk the learner plays, the teacher labels")
+    dagger_after: int | None = Field(None, ge=1, description="with dagger: the games the teacher "
+                                     "plays before the learner takes over (default: one chunk)")
     hand_coef: float = Field(0.0, ge=0, description="event_reader: weight of the auxiliary loss that "
                              "teaches its hand belief the replay of its own draws and plays")
+
+
+    @model_validator(mode="after")
+    def _dagger_after(self):
+        if self.dagger_after is not None:
+            if not self.dagger:
+                raise ValueError(f"pretrain.dagger_after={self.dagger_after} needs pretrain.dagger: true")
+            if self.dagger_after >= self.games:
+                raise ValueError(f"pretrain.dagger_after={self.dagger_after} leaves no DAgger games: it must "
+                                 f"be less than pretrain.games ({self.games})")  # fmt: skip
+        return self
+
+    def learner_plays(self, done: int) -> bool:
+        """Whether DAgger's learner plays the chunk that starts after ``done`` games."""
+        first = self.chunk_games if self.dagger_after is None else self.dagger_after
+        return self.dagger and done >= first
 
 
 class RLlibConfig(_Strict):

@@ -22,46 +22,84 @@ accuracy (``hand_accuracy``, on the chunk after fitting it).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .learner_env import LearnerEnv
 from .policies import make_policy
 
+DAGGER_BATCH = 64  # DAgger games played side by side
 
-def record_games(env: LearnerEnv, teachers: list, games: int, gamma: float,
+
+def record_games(envs: Sequence[LearnerEnv], teachers: Sequence[list], games: int, gamma: float,
                  rng: np.random.Generator, actor=None) -> tuple[np.ndarray, ...]:  # fmt: skip
-    """Play ``games`` games at the learner's seats and label every decision with the
-    action of ``teachers[seat]``; returns the learner's observations, masks, the teacher's
-    actions and the discounted returns. The teachers play, unless ``actor`` (a policy
-    network: DAgger) is given - then it plays its most likely action and the teachers only
-    label, so that the learner is taught on the states its own play reaches."""
-    obs_l, mask_l, act_l, ret_l = [], [], [], []
-    base = env.raw.layout.size
-    for _ in range(games):
-        obs, _ = env.reset(seed=int(rng.integers(2**31)))
-        for i, t in enumerate(teachers):
-            t.reset(seed=int(rng.integers(2**31)) + i)
-        rewards = []
-        while True:
-            seat = env.agents.index(env.raw.agent_selection if env.mode == "team" else env.learner)
-            mask = env.action_masks()
-            size = getattr(teachers[seat], "observation_size", base)
-            action = teachers[seat].act({"observation": obs[:size], "action_mask": mask.astype(np.int8)},
-                                        env.agents[seat])  # fmt: skip
-            obs_l.append(obs.copy())
-            mask_l.append(mask.copy())
-            act_l.append(action)
-            if actor is not None:
-                played = _argmax_action(actor, obs, mask)
-                if played != action and hasattr(teachers[seat], "played"):
+    """Play ``games`` games at the learner's seats and label every decision with the action
+    of the teacher in that seat (``teachers[i][seat]`` for ``envs[i]``); returns the
+    learner's observations, masks, the teacher's actions and the discounted returns, game
+    after game. The teachers play, unless ``actor`` (a policy network: DAgger) is given -
+    then it plays its most likely action and the teachers only label, so that the learner
+    is taught on the states its own play reaches.
+
+    The envs play side by side, one game each at a time, so that the actor decides for all
+    of them in one batch. Every game's seeds are drawn from ``rng`` when it starts, in the
+    order the games start, and the games come back in that order: the result does not depend
+    on how many envs play them."""
+    if len(envs) != len(teachers) or not envs:
+        raise ValueError(f"record_games needs one list of teachers per env: {len(envs)} envs, "
+                         f"{len(teachers)} teacher lists")  # fmt: skip
+    base = envs[0].raw.layout.size
+    recorded: list[tuple] = []  # per game: observations, masks, labels, rewards
+    playing: list[tuple | None] = [None] * len(envs)  # per env: (game, obs) or None when idle
+
+    def start(i: int) -> None:
+        obs, _ = envs[i].reset(seed=int(rng.integers(2**31)))
+        for j, t in enumerate(teachers[i]):
+            t.reset(seed=int(rng.integers(2**31)) + j)
+        recorded.append(([], [], [], []))
+        playing[i] = (len(recorded) - 1, obs)
+
+    for i in range(min(len(envs), games)):
+        start(i)
+    while any(p is not None for p in playing):
+        live = [i for i, p in enumerate(playing) if p is not None]
+        labels, masks, seats = {}, {}, {}
+        for i in live:
+            env, (game, obs) = envs[i], playing[i]
+            seat = seats[i] = env.agents.index(env.raw.agent_selection if env.mode == "team" else env.learner)
+            mask = masks[i] = env.action_masks()
+            size = getattr(teachers[i][seat], "observation_size", base)
+            labels[i] = teachers[i][seat].act({"observation": obs[:size], "action_mask": mask.astype(np.int8)},
+                                              env.agents[seat])  # fmt: skip
+            o, m, a, _ = recorded[game]
+            o.append(obs.copy())
+            m.append(mask.copy())
+            a.append(labels[i])
+        played = dict(labels)
+        if actor is not None:
+            chosen = _argmax_actions(actor, np.stack([playing[i][1] for i in live]), np.stack([masks[i] for i in live]))
+            for i, action in zip(live, chosen, strict=True):
+                seat = seats[i]
+                if action != labels[i] and hasattr(teachers[i][seat], "played"):
                     # a teacher with a memory (Brilliant Boar's heuristic) must remember
                     # the move that was made, not the one it suggested
-                    teachers[seat].played(env.agents[seat], played)
-                action = played
-            obs, reward, term, trunc, _ = env.step(action)
-            rewards.append(reward)
-            if term or trunc:
-                break
+                    teachers[i][seat].played(envs[i].agents[seat], action)
+                played[i] = action
+        for i in live:
+            game = playing[i][0]
+            obs, reward, term, trunc, _ = envs[i].step(played[i])
+            recorded[game][3].append(reward)
+            if not (term or trunc):
+                playing[i] = (game, obs)
+            elif len(recorded) < games:
+                start(i)
+            else:
+                playing[i] = None
+    obs_l, mask_l, act_l, ret_l = [], [], [], []
+    for o, m, a, rewards in recorded:
+        obs_l += o
+        mask_l += m
+        act_l += a
         g, rets = 0.0, []
         for r in reversed(rewards):
             g = r + gamma * g
@@ -71,35 +109,37 @@ def record_games(env: LearnerEnv, teachers: list, games: int, gamma: float,
             np.asarray(ret_l, np.float32))  # fmt: skip
 
 
-def _argmax_action(network, obs: np.ndarray, mask: np.ndarray) -> int:
+def _argmax_actions(network, obs: np.ndarray, masks: np.ndarray) -> list[int]:
+    """The network's most likely legal action for each row."""
     import torch
 
     with torch.no_grad():
-        dist = network.get_distribution(torch.as_tensor(obs).reshape(1, -1), action_masks=mask.reshape(1, -1))
-        return int(dist.distribution.probs[0].argmax())
+        dist = network.get_distribution(torch.as_tensor(obs), action_masks=masks)
+        return dist.distribution.probs.argmax(-1).tolist()
 
 
-def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
+def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
     """Behaviour-clone ``cfg.pretrain.teacher`` into ``model.policy`` (see the module
     docstring); returns the final chunk's action agreement after fitting it, its
     ``held_out_agreement`` (the same games before fitting them: the policy's agreement on
-    games it had not trained on, on its own states with DAgger) and value loss."""
+    games it had not trained on, on its own states with DAgger) and value loss. ``envs``
+    play the games side by side (:func:`record_games`; :func:`pretrain_envs` builds them)."""
     import torch
 
     p = cfg.pretrain
     rng = np.random.default_rng([cfg.seed, 7])
-    teachers = [make_policy(p.teacher, cfg.game, cfg.env) for _ in env.agents]
+    teachers = [[make_policy(p.teacher, cfg.game, cfg.env) for _ in env.agents] for env in envs]
     policy = model.policy
     opt = torch.optim.Adam(policy.parameters(), lr=p.learning_rate)
-    hand_target = _hand_target(policy, env) if p.hand_coef > 0 else None
+    hand_target = _hand_target(policy, envs[0]) if p.hand_coef > 0 else None
     done, stats = 0, {}
     while done < p.games:
         n = min(p.chunk_games, p.games - done)
         lr = _learning_rate(p, done)
         for group in opt.param_groups:
             group["lr"] = lr
-        actor = policy if p.dagger and done > 0 else None  # the first chunk: the teacher plays
-        obs, masks, actions, returns = record_games(env, teachers, n, cfg.ppo.gamma, rng, actor)
+        actor = policy if p.learner_plays(done) else None  # the first chunk(s): the teacher plays
+        obs, masks, actions, returns = record_games(envs, teachers, n, cfg.ppo.gamma, rng, actor)
         done += n
         obs_t, masks_t = torch.as_tensor(obs), torch.as_tensor(masks)
         act_t, ret_t = torch.as_tensor(actions), torch.as_tensor(returns)
@@ -138,6 +178,12 @@ def pretrain(model, cfg, env: LearnerEnv, log) -> dict:
         log(f"pretrain: {done}/{p.games} games ({who}, lr {lr:.2g}), agreement with the teacher {before}"
             f"{agree:.4f} after; value mse {vloss:.4f}{hand}")
     return stats
+
+
+def pretrain_envs(cfg, make_env) -> list[LearnerEnv]:
+    """The envs pretraining records in: :data:`DAGGER_BATCH` side by side when the learner
+    plays some chunks (its moves are then decided in one batch), else one."""
+    return [make_env(i) for i in range(DAGGER_BATCH if cfg.pretrain.dagger else 1)]
 
 
 def _learning_rate(p, done: int) -> float:

@@ -279,10 +279,11 @@ class Trainer:
         self.baseline = baseline_evaluation(cfg)
         self.pretrained = None
         if cfg.pretrain is not None and not self.resume_from:
-            from .pretrain import pretrain
+            from .pretrain import pretrain, pretrain_envs
 
             t = time.perf_counter()
-            self.pretrained = pretrain(self.model, cfg, make_learner_env(config_dict(cfg), 0), self.log)
+            envs = pretrain_envs(cfg, functools.partial(make_learner_env, config_dict(cfg)))
+            self.pretrained = pretrain(self.model, cfg, envs, self.log)
             self.pretrained["seconds"] = round(time.perf_counter() - t, 1)
             self.evaluate_and_save(None)  # the learning curve starts from the cloned teacher
         t0, eval0 = time.perf_counter(), self.eval_seconds

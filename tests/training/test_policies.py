@@ -267,8 +267,8 @@ def test_dagger_tells_a_remembering_teacher_the_learners_move(monkeypatch):
     teacher.played = lambda agent, action: (calls.append(action), real_played(agent, action))
     rng = np.random.default_rng(1)
     # the "learner" plays the lowest legal action, which the heuristic often would not
-    monkeypatch.setattr(pretrain, "_argmax_action", lambda net, obs, mask: int(np.flatnonzero(mask)[0]))
-    pretrain.record_games(env, [teacher, teacher], 2, 0.99, rng, actor=object())
+    monkeypatch.setattr(pretrain, "_argmax_actions", lambda net, obs, masks: [int(np.flatnonzero(m)[0]) for m in masks])
+    pretrain.record_games([env], [[teacher, teacher]], 2, 0.99, rng, actor=object())
     assert calls, "the teacher was never told the move that was played"
 
 
@@ -286,7 +286,7 @@ def test_boar_cloning_labels_are_the_heuristic_rule_of_the_recorded_observation(
     pool = OpponentPool("brilliant_boar_v0", cfg, [("heuristic", 1.0)])
     env = LearnerEnv("brilliant_boar_v0", cfg, mode="seat", pool=pool)
     teachers = [make_heuristic("brilliant_boar_v0", cfg) for _ in env.agents]
-    obs, masks, actions, _ = record_games(env, teachers, 30, 0.99, np.random.default_rng(0))
+    obs, masks, actions, _ = record_games([env], [teachers], 30, 0.99, np.random.default_rng(0))
     layout = env.raw.observation_layout()
 
     def piece(o, name):

@@ -227,13 +227,13 @@ def test_pretraining_clones_the_teacher(tmp_path, dagger):
     from braincards.training.policies import make_policy
 
     teachers = [make_policy("heuristic", cfg.game, cfg.env) for _ in env.agents]
-    obs, masks, actions, returns = record_games(env, teachers, 5, 0.99, np.random.default_rng(9))
+    obs, masks, actions, returns = record_games([env], [teachers], 5, 0.99, np.random.default_rng(9))
     assert len(obs) == len(masks) == len(actions) == len(returns) > 0
     assert masks[np.arange(len(actions)), actions].all()  # every label is a legal action
     with torch.no_grad():
         before = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
     agree_before = float((before.distribution.probs.argmax(-1).numpy() == actions).mean())
-    stats = pretrain(model, cfg, env, log=_quiet)
+    stats = pretrain(model, cfg, [env] if not dagger else [env, make_learner_env(config_dict(cfg), 1)], log=_quiet)
     assert stats["games"] == 60
     # the last chunk's agreement before it was fitted: games the policy had not trained on
     assert 0.3 < stats["held_out_agreement"] <= 1.0 and stats["agreement"] <= 1.0
@@ -242,6 +242,58 @@ def test_pretraining_clones_the_teacher(tmp_path, dagger):
     agree_after = float((after.distribution.probs.argmax(-1).numpy() == actions).mean())
     assert agree_after > max(0.5, agree_before + 0.15), (agree_before, agree_after)
     venv.close()
+
+
+@pytest.mark.parametrize("game, config", [("the_brain_v0", {"num_players": 3}),
+                                          ("brilliant_boar_v0", {"num_players": 2})])  # fmt: skip
+def test_recorded_games_do_not_depend_on_how_many_envs_play_them(monkeypatch, game, config):
+    """record_games plays its games side by side (DAgger's actor decides for all of them in
+    one batch), yet returns the same games in the same order as one env playing them in
+    turn - with the teacher playing, and with a learner (DAgger) playing."""
+    import numpy as np
+
+    from braincards.training import pretrain
+    from braincards.training.learner_env import LearnerEnv, OpponentPool
+    from braincards.training.policies import make_policy
+
+    def envs_and_teachers(n):
+        envs = []
+        for _ in range(n):
+            seat = game != "the_brain_v0"
+            pool = OpponentPool(game, config, [("heuristic", 1.0), ("random", 1.0)]) if seat else None
+            envs.append(LearnerEnv(game, config, mode="seat" if seat else "team", pool=pool,
+                                   history_k=8 if game == "brilliant_boar_v0" else 0))  # fmt: skip
+        return envs, [[make_policy("heuristic", game, config) for _ in e.agents] for e in envs]
+
+    batches = []
+    monkeypatch.setattr(pretrain, "_argmax_actions",
+                        lambda net, obs, masks: batches.append(len(obs)) or [int(np.flatnonzero(m)[0]) for m in masks])  # fmt: skip
+    for actor in (None, object()):
+        results = [pretrain.record_games(*envs_and_teachers(n), 7, 0.99, np.random.default_rng(3), actor)
+                   for n in (1, 3, 10)]  # fmt: skip
+        for other in results[1:]:
+            for a, b in zip(results[0], other, strict=True):
+                assert a.shape == b.shape and np.array_equal(a, b)
+    assert max(batches) == 7  # all 7 games at once with 10 envs (3 of them stay idle)
+    with pytest.raises(ValueError, match="one list of teachers per env"):
+        pretrain.record_games(*envs_and_teachers(2)[:1], [[]], 1, 0.99, np.random.default_rng(0))
+
+
+def test_dagger_after_chooses_when_the_learner_takes_over():
+    base = {"game": "the_brain_v0", "total_timesteps": 64}
+    p = parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10, "chunk_games": 2,
+                                                 "dagger": True}}).pretrain  # fmt: skip
+    assert [p.learner_plays(done) for done in range(0, 10, 2)] == [False, True, True, True, True]
+    p = parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10, "chunk_games": 2,
+                                                 "dagger": True, "dagger_after": 6}}).pretrain  # fmt: skip
+    assert [p.learner_plays(done) for done in range(0, 10, 2)] == [False, False, False, True, True]
+    p = parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10}}).pretrain
+    assert not any(p.learner_plays(done) for done in range(10))
+    with pytest.raises(ConfigError, match="dagger_after=4 needs pretrain.dagger: true"):
+        parse_train_config({**base, "pretrain": {"teacher": "greedy", "dagger_after": 4}})
+    with pytest.raises(ConfigError, match="dagger_after=10 leaves no DAgger games"):
+        parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10, "dagger": True,
+                                                 "dagger_after": 10}})  # fmt: skip
 
 
 def test_pretraining_learning_rate_schedule():

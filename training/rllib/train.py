@@ -31,6 +31,7 @@ iteration.
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import os
@@ -286,7 +287,7 @@ def pretrain_weights(cfg, log) -> tuple[dict, dict]:
     from torch import nn
 
     from braincards.training.config import config_dict
-    from braincards.training.pretrain import pretrain
+    from braincards.training.pretrain import pretrain, pretrain_envs
     from braincards.training.train import make_learner_env
 
     env = make_learner_env(config_dict(cfg), 0)
@@ -296,7 +297,8 @@ def pretrain_weights(cfg, log) -> tuple[dict, dict]:
         net_arch={"pi": hidden, "vf": hidden},
         activation_fn={"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.policy.activation],
     )  # fmt: skip
-    stats = pretrain(SimpleNamespace(policy=policy), cfg, env, log)
+    envs = pretrain_envs(cfg, functools.partial(make_learner_env, config_dict(cfg)))
+    stats = pretrain(SimpleNamespace(policy=policy), cfg, envs, log)
     return {k: v.detach().clone() for k, v in policy.state_dict().items()}, stats
 
 
