@@ -131,6 +131,8 @@ class PretrainConfig(_Strict):
     dagger: bool = Field(False, description="after the first chunk the learner plays, the teacher labels")
     dagger_after: int | None = Field(None, ge=1, description="with dagger: the games the teacher "
                                      "plays before the learner takes over (default: one chunk)")
+    replay_chunks: int = Field(1, ge=1, le=1000, description="fit each chunk together with the "
+                               "games of the previous replay_chunks - 1 chunks (DAgger's aggregation)")
     hand_coef: float = Field(0.0, ge=0, description="event_reader: weight of the auxiliary loss that "
                              "teaches its hand belief the replay of its own draws and plays")
 

@@ -12,7 +12,10 @@ Games are recorded and fitted in chunks (``chunk_games`` at a time), so memory s
 whatever ``games`` is. With ``dagger: true`` (DAgger, Ross et al. 2011) every chunk after the
 first is played by the learner itself and labelled by the teacher, so the learner also learns
 what the teacher would do in the states its own mistakes lead to. The value head then fits
-the returns of the learner's own play (the teacher's in the first chunk).
+the returns of the learner's own play (the teacher's in the first chunk). ``dagger_after``
+lets the teacher play more than the first chunk. With ``replay_chunks`` > 1 each chunk is
+fitted together with the previous ones' games (DAgger's aggregation, bounded to the last
+``replay_chunks`` chunks, so memory stays bounded too).
 
 With ``hand_coef > 0`` (Brilliant Boar's event reader) a third term, weighted by it, teaches
 the reader's hand belief the replay of its own draws and plays in the observation's event
@@ -22,6 +25,7 @@ accuracy (``hand_accuracy``, on the chunk after fitting it).
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Sequence
 
 import numpy as np
@@ -133,6 +137,7 @@ def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
     opt = torch.optim.Adam(policy.parameters(), lr=p.learning_rate)
     hand_target = _hand_target(policy, envs[0]) if p.hand_coef > 0 else None
     done, stats = 0, {}
+    kept = collections.deque(maxlen=p.replay_chunks)  # the chunks fitted together
     while done < p.games:
         n = min(p.chunk_games, p.games - done)
         lr = _learning_rate(p, done)
@@ -145,23 +150,9 @@ def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
         act_t, ret_t = torch.as_tensor(actions), torch.as_tensor(returns)
         hand_t = torch.as_tensor(hand_target(obs)) if hand_target else None
         held_out = _agreement(policy, obs_t, masks, act_t) if done > n else None
-        policy.set_training_mode(True)
-        for _ in range(p.epochs):
-            order = torch.as_tensor(rng.permutation(len(obs)))
-            for start in range(0, len(obs), p.batch_size):
-                idx = order[start : start + p.batch_size]
-                if hand_t is None:
-                    values, log_prob, _ = policy.evaluate_actions(obs_t[idx], act_t[idx], action_masks=masks_t[idx])
-                else:  # one read of the events serves both losses
-                    values, log_prob, _, hand = policy.evaluate_actions_and_hand(obs_t[idx], act_t[idx],
-                                                                                 action_masks=masks_t[idx])  # fmt: skip
-                loss = -log_prob.mean() + p.value_coef * torch.mean((values.flatten() - ret_t[idx]) ** 2)
-                if hand_t is not None:
-                    loss = loss + p.hand_coef * _hand_loss(hand, hand_t[idx])
-                opt.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-                opt.step()
+        kept.append((obs_t, masks_t, act_t, ret_t, hand_t))
+        fit = kept[0] if len(kept) == 1 else [None if t[0] is None else torch.cat(t) for t in zip(*kept, strict=True)]
+        _fit(policy, opt, p, rng, *fit)
         policy.set_training_mode(False)
         agree = _agreement(policy, obs_t, masks, act_t)
         with torch.no_grad():
@@ -178,6 +169,30 @@ def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
         log(f"pretrain: {done}/{p.games} games ({who}, lr {lr:.2g}), agreement with the teacher {before}"
             f"{agree:.4f} after; value mse {vloss:.4f}{hand}")
     return stats
+
+
+def _fit(policy, opt, p, rng, obs_t, masks_t, act_t, ret_t, hand_t) -> None:
+    """``p.epochs`` passes of minibatch Adam over the samples: masked cross-entropy to the
+    teacher's actions, the value head's squared error, and the hand loss if ``hand_t``."""
+    import torch
+
+    policy.set_training_mode(True)
+    for _ in range(p.epochs):
+        order = torch.as_tensor(rng.permutation(len(obs_t)))
+        for start in range(0, len(obs_t), p.batch_size):
+            idx = order[start : start + p.batch_size]
+            if hand_t is None:
+                values, log_prob, _ = policy.evaluate_actions(obs_t[idx], act_t[idx], action_masks=masks_t[idx])
+            else:  # one read of the events serves both losses
+                values, log_prob, _, hand = policy.evaluate_actions_and_hand(obs_t[idx], act_t[idx],
+                                                                             action_masks=masks_t[idx])  # fmt: skip
+            loss = -log_prob.mean() + p.value_coef * torch.mean((values.flatten() - ret_t[idx]) ** 2)
+            if hand_t is not None:
+                loss = loss + p.hand_coef * _hand_loss(hand, hand_t[idx])
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            opt.step()
 
 
 def pretrain_envs(cfg, make_env) -> list[LearnerEnv]:

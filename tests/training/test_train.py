@@ -279,6 +279,36 @@ def test_recorded_games_do_not_depend_on_how_many_envs_play_them(monkeypatch, ga
         pretrain.record_games(*envs_and_teachers(2)[:1], [[]], 1, 0.99, np.random.default_rng(0))
 
 
+def test_replay_chunks_fits_each_chunk_with_the_previous_ones(monkeypatch):
+    """pretrain.replay_chunks = 2: every fit sees the new chunk's samples and the previous
+    chunk's (DAgger's aggregation, bounded), the first chunk alone."""
+    import numpy as np
+
+    from braincards.training import pretrain as pretraining
+    from braincards.training.config import config_dict
+    from braincards.training.train import build_model, make_learner_env, make_vec_env
+
+    cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64,
+                              "n_envs": 1, "ppo": {"n_steps": 32, "batch_size": 32},
+                              "pretrain": {"teacher": "heuristic", "games": 9, "chunk_games": 3, "epochs": 1,
+                                           "dagger": True, "replay_chunks": 2}})  # fmt: skip
+    recorded, fitted = [], []
+    real_record, real_fit = pretraining.record_games, pretraining._fit
+    monkeypatch.setattr(pretraining, "record_games",
+                        lambda *a: recorded.append(real_record(*a)) or recorded[-1])  # fmt: skip
+    monkeypatch.setattr(pretraining, "_fit", lambda policy, opt, p, rng, obs, *rest: (
+        fitted.append(np.asarray(obs)), real_fit(policy, opt, p, rng, obs, *rest)))  # fmt: skip
+    venv = make_vec_env(cfg)
+    model = build_model(cfg, venv, None)
+    pretraining.pretrain(model, cfg, [make_learner_env(config_dict(cfg), 0)], log=_quiet)
+    chunks = [r[0] for r in recorded]
+    assert len(chunks) == len(fitted) == 3
+    assert np.array_equal(fitted[0], chunks[0])
+    assert np.array_equal(fitted[1], np.concatenate(chunks[:2]))
+    assert np.array_equal(fitted[2], np.concatenate(chunks[1:]))
+    venv.close()
+
+
 def test_dagger_after_chooses_when_the_learner_takes_over():
     base = {"game": "the_brain_v0", "total_timesteps": 64}
     p = parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10, "chunk_games": 2,
