@@ -168,15 +168,16 @@ def evaluation_tables(cfg: TrainConfig) -> list[tuple[str, list]]:
     return [(f"vs {o}", ["learner"] + [o] * (n - 1)) for o in cfg.evaluation.opponents]
 
 
-def run_evaluation(policy, cfg: TrainConfig, games: int | None = None) -> dict:
+def run_evaluation(policy, cfg: TrainConfig, games: int | None = None, workers: int = 1) -> dict:
     """Evaluate ``policy`` at every table of :func:`evaluation_tables`; returns
     ``{table: {"win_rate", "mean_score", "games"}}`` (team rates for cooperative games,
-    the learner's seat-games otherwise) and the primary score under ``"primary"``."""
+    the learner's seat-games otherwise) and the primary score under ``"primary"``.
+    ``workers`` processes play the games (``evaluate``'s: the same results as one)."""
     out: dict = {}
     for name, seats in evaluation_tables(cfg):
         seated = [policy if s == "learner" else s for s in seats]
         r = evaluate(cfg.game, cfg.env, seats=seated, games=games or cfg.evaluation.games,
-                     seed=cfg.evaluation.seed, progress=False)  # fmt: skip
+                     seed=cfg.evaluation.seed, workers=workers, progress=False)  # fmt: skip
         if "team" in r:
             out[name] = {"win_rate": r["team"]["win_rate"], "mean_score": r["team"]["mean_score"],
                          "games": r["games"]}  # fmt: skip
@@ -188,13 +189,13 @@ def run_evaluation(policy, cfg: TrainConfig, games: int | None = None) -> dict:
     return out
 
 
-def baseline_evaluation(cfg: TrainConfig) -> dict:
+def baseline_evaluation(cfg: TrainConfig, workers: int = 1) -> dict:
     """The same evaluation with the game's heuristic in the learner's seats (reference)."""
     from .policies import make_policy
 
     heuristic = make_policy("heuristic", cfg.game, cfg.env)
     heuristic.name = "heuristic (in the learner's seats)"
-    return run_evaluation(heuristic, cfg)
+    return run_evaluation(heuristic, cfg, workers=workers)
 
 
 # ---------------------------------------------------------------------------- callback
@@ -249,8 +250,10 @@ class Trainer:
     """One training run: ``Trainer(cfg, out_dir).run()``."""
 
     def __init__(self, cfg: TrainConfig, out_dir: str | Path, *, resume_from: str | None = None,
-                 progress: bool = True, log=None):  # fmt: skip
-        self.cfg, self.out = cfg, Path(out_dir)
+                 progress: bool = True, log=None, eval_workers: int = 1):  # fmt: skip
+        if not (isinstance(eval_workers, int) and eval_workers >= 1):
+            raise ValueError(f"eval_workers={eval_workers!r}: the evaluation's worker processes, an integer >= 1")
+        self.cfg, self.out, self.eval_workers = cfg, Path(out_dir), eval_workers
         self.resume_from, self.progress = resume_from, progress
         self.log = log or functools.partial(print, flush=True)
         self.history: list[dict] = []
@@ -276,7 +279,7 @@ class Trainer:
                              f"total_timesteps is {cfg.total_timesteps}")  # fmt: skip
         self.log(f"training {cfg.game} {cfg.env} ({cfg.mode} mode) for {remaining} timesteps, "
                  f"{cfg.n_envs} envs, seed {cfg.seed}, torch threads {cfg.torch_threads} -> {self.out}")  # fmt: skip
-        self.baseline = baseline_evaluation(cfg)
+        self.baseline = baseline_evaluation(cfg, self.eval_workers)
         self.pretrained = None
         if cfg.pretrain is not None and not self.resume_from:
             from .pretrain import pretrain, pretrain_envs
@@ -328,7 +331,7 @@ class Trainer:
 
     def _evaluate_and_save(self, logger) -> None:
         ts = self.model.num_timesteps
-        result = run_evaluation(learner_policy(self.model, self.cfg), self.cfg)
+        result = run_evaluation(learner_policy(self.model, self.cfg), self.cfg, workers=self.eval_workers)
         entry = {"timesteps": ts, **result}
         self.history.append(entry)
         for name, d in result.items():
@@ -399,9 +402,10 @@ def plot_learning_curve(history: list[dict], baseline: dict, path: Path, title: 
 
 
 def train(cfg: TrainConfig, out_dir: str | Path, *, resume_from: str | None = None,
-          progress: bool = True, log=None) -> dict:  # fmt: skip
+          progress: bool = True, log=None, eval_workers: int = 1) -> dict:  # fmt: skip
     """Run one training (see the module docstring); returns the summary dict."""
-    return Trainer(cfg, out_dir, resume_from=resume_from, progress=progress, log=log).run()
+    return Trainer(cfg, out_dir, resume_from=resume_from, progress=progress, log=log,
+                   eval_workers=eval_workers).run()  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- CLI
@@ -416,6 +420,8 @@ def add_train_command(sub) -> None:
     tr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a config key (dotted, value parsed as YAML), e.g. ppo.n_epochs=8")  # fmt: skip
     tr.add_argument("--torch-threads", type=int, default=None, help="torch threads per process (default 1)")
+    tr.add_argument("--eval-workers", type=int, default=1, metavar="N",
+                    help="processes that play the evaluations (default 1; the results do not depend on it)")
     tr.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
                     help="sb3: MaskablePPO on this machine (default); rllib: Ray RLlib (braincards[rllib])")  # fmt: skip
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -433,7 +439,11 @@ def cmd_train(args) -> int:
             overrides[key] = value
     cfg = load_train_config(args.config, overrides)
     out = args.out or str(Path("runs") / f"{Path(args.config).stem}-seed{cfg.seed}")
+    if args.eval_workers < 1:
+        raise ValueError(f"--eval-workers {args.eval_workers}: the evaluation's worker processes, an integer >= 1")
     if args.backend == "rllib":
+        if args.eval_workers != 1:
+            raise ValueError("--eval-workers is an option of the SB3 backend (not --backend rllib)")
         check_rllib_backend(cfg)
         try:
             from .rllib.train import train_rllib
@@ -441,5 +451,6 @@ def cmd_train(args) -> int:
             raise ValueError(f"--backend rllib needs Ray RLlib: pip install 'braincards[rllib]' ({err})") from None
         train_rllib(cfg, out, resume_from=args.resume, progress=not args.quiet)
         return 0
-    train(cfg, out, resume_from=args.resume, progress=not args.quiet and sys.stderr.isatty())
+    train(cfg, out, resume_from=args.resume, progress=not args.quiet and sys.stderr.isatty(),
+          eval_workers=args.eval_workers)
     return 0

@@ -121,6 +121,21 @@ def test_training_is_deterministic_under_a_seed(tmp_path):
     assert any(not torch.equal(x[k], z[k]) for k in x)
 
 
+def test_evaluation_workers_change_no_result(tmp_path):
+    """--eval-workers 2: the evaluations (and so best/last and the weights) are the serial ones."""
+    data = {"game": "oh_my_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
+            "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
+            "evaluation": {"every": 32, "games": 12}}  # fmt: skip
+    for run, workers in (("one", 1), ("two", 2)):
+        train(parse_train_config(data), tmp_path / run, progress=False, log=_quiet, eval_workers=workers)
+    one, two = (json.loads((tmp_path / r / "evaluations.json").read_text()) for r in ("one", "two"))
+    assert one["history"] and one["history"] == two["history"] and one["baseline"] == two["baseline"]
+    x, y = (read_checkpoint(tmp_path / r / "best")[1] for r in ("one", "two"))
+    assert all(torch.equal(x[k], y[k]) for k in x)
+    with pytest.raises(ValueError, match="eval_workers=0"):
+        train(parse_train_config(data), tmp_path / "zero", progress=False, log=_quiet, eval_workers=0)
+
+
 def test_loaded_checkpoint_plays_what_the_trained_model_plays(tmp_path):
     cfg = parse_train_config({"game": "brilliant_boar_v0", "env": {"num_players": 2, "memory": "none"},
                               "history_k": 4, "total_timesteps": 64, "n_envs": 2,
@@ -194,6 +209,8 @@ def test_train_command(tmp_path, capsys):
     (["--set", "novalue"], "expected KEY=VALUE"),
     (["--timesteps", "0"], "total_timesteps"),
     (["--resume", "/nonexistent/ckpt"], "does not exist"),
+    (["--eval-workers", "0"], "--eval-workers 0: the evaluation's worker processes, an integer >= 1"),
+    (["--eval-workers", "2", "--backend", "rllib"], "--eval-workers is an option of the SB3 backend"),
 ])  # fmt: skip
 def test_train_command_errors(tmp_path, capsys, argv_tail, message):
     cfg = tmp_path / "c.yaml"
