@@ -40,6 +40,8 @@ def test_config_trains_saves_loads_and_plays(path, tmp_path, monkeypatch, capsys
         overrides["opponents.snapshot_every"] = 40  # a snapshot is taken within the short run
     if cfg.pretrain is not None:  # a few teacher games (DAgger's learner-played chunk too)
         overrides.update({"pretrain.games": 4, "pretrain.chunk_games": 2, "pretrain.epochs": 1})
+        if cfg.pretrain.dagger_after is not None:  # the learner still plays the second chunk
+            overrides["pretrain.dagger_after"] = 2
     cfg = load_train_config(path, overrides)
     summary = train(cfg, tmp_path / "run", progress=False, log=_quiet)
     out = tmp_path / "run"
