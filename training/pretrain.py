@@ -83,11 +83,11 @@ def record_games(envs: Sequence[LearnerEnv], teachers: Sequence[list], games: in
         if actor is not None:
             chosen = _argmax_actions(actor, np.stack([playing[i][1] for i in live]), np.stack([masks[i] for i in live]))
             for i, action in zip(live, chosen, strict=True):
-                seat = seats[i]
-                if action != labels[i] and hasattr(teachers[i][seat], "played"):
+                teacher = teachers[i][seats[i]]
+                if action != labels[i] and hasattr(teacher, "played"):
                     # a teacher with a memory (Brilliant Boar's heuristic) must remember
                     # the move that was made, not the one it suggested
-                    teachers[i][seat].played(envs[i].agents[seat], action)
+                    teacher.played(envs[i].agents[seats[i]], action)
                 played[i] = action
         for i in live:
             game = playing[i][0]
@@ -153,7 +153,6 @@ def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
         kept.append((obs_t, masks_t, act_t, ret_t, hand_t))
         fit = kept[0] if len(kept) == 1 else [None if t[0] is None else torch.cat(t) for t in zip(*kept, strict=True)]
         _fit(policy, opt, p, rng, *fit)
-        policy.set_training_mode(False)
         agree = _agreement(policy, obs_t, masks, act_t)
         with torch.no_grad():
             values = torch.cat([policy.predict_values(obs_t[b]).flatten() for b in _batches(len(obs_t))])
@@ -173,7 +172,8 @@ def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
 
 def _fit(policy, opt, p, rng, obs_t, masks_t, act_t, ret_t, hand_t) -> None:
     """``p.epochs`` passes of minibatch Adam over the samples: masked cross-entropy to the
-    teacher's actions, the value head's squared error, and the hand loss if ``hand_t``."""
+    teacher's actions, the value head's squared error, and the hand loss if ``hand_t``; the
+    policy is left in evaluation mode."""
     import torch
 
     policy.set_training_mode(True)
@@ -193,6 +193,7 @@ def _fit(policy, opt, p, rng, obs_t, masks_t, act_t, ret_t, hand_t) -> None:
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             opt.step()
+    policy.set_training_mode(False)
 
 
 def pretrain_envs(cfg, make_env) -> list[LearnerEnv]:
