@@ -24,6 +24,8 @@ card is stood in for by an unseen card with the same visible symbol.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
 from braincards.envs.the_brain import rules
@@ -41,8 +43,12 @@ from braincards.envs.the_brain.cards import (
 )
 
 from ..policies import legal_actions
+from ..search.the_brain import BIT, FULL, MATCH, SHIFT, mask_of, turns
 from .base import LayoutPlayer
 from .the_brain import REMOVER_OF_COLOR, REMOVER_OF_OBJECT
+
+# the two remove cards that can clear each card when it tops a stack
+_REMOVERS = tuple((REMOVER_OF_OBJECT[OBJECT_OF[c]], REMOVER_OF_COLOR[COLOR_OF[c]]) for c in range(NUM_CARDS))
 
 
 class TheBrainGreedy(LayoutPlayer):
@@ -71,35 +77,36 @@ class TheBrainGreedy(LayoutPlayer):
     # ------------------------------------------------------------------ reading
     def _read(self, obs: np.ndarray):
         lay = self.layout
+        on = np.flatnonzero(obs > 0.5).tolist()  # every set slot, read once
 
         def piece(name):
             p = lay[name]
             return obs[p["start"] : p["stop"]]
 
-        def ids(name):
-            return [int(i) for i in np.flatnonzero(piece(name) > 0.5)]
-
-        from braincards.training.search.the_brain import BIT, SHIFT, mask_of
+        def ids(name, row: int = 0, width: int = 0):
+            """The set slots of piece ``name`` (of its ``row``-th ``width``-slot row)."""
+            start = lay[name]["start"] + row * width
+            stop = start + width if width else lay[name]["stop"]
+            return [i - start for i in on[bisect_left(on, start) : bisect_left(on, stop)]]
 
         num_players = int(np.argmax(piece("num_players"))) + 1
         n = 2 if num_players == 1 else num_players
-        domains = piece("domains").reshape(-1, NUM_CARDS)
-        doms = [[int(i) for i in np.flatnonzero(domains[k] > 0.5)] for k in range(n)]
+        doms = [ids("domains", k, NUM_CARDS) for k in range(n)]
         hand = ids("own_hand")
-        sizes = np.rint(piece("hand_sizes") * NUM_CARDS).astype(int)
-        held_by = [int(sizes[k]) + len(doms[k]) for k in range(n)]
+        sizes = np.rint(piece("hand_sizes") * NUM_CARDS).astype(int).tolist()
+        held_by = [sizes[k] + len(doms[k]) for k in range(n)]
         tops = ids("display_top")
         seen = set(hand).union(*map(set, doms)).union(tops)
-        seen.update(ids("discard_top"))
+        discarded = ids("discard_top")
         if "discard_pile" in lay:
-            seen.update(ids("discard_pile"))
+            discarded += ids("discard_pile")
         if "peeked_cards" in lay:
-            seen.update(ids("peeked_cards"))
+            discarded += ids("peeked_cards")
+        seen.update(discarded)
         covered = {}
         if "display_covered_cards" in lay:
-            cov = piece("display_covered_cards").reshape(NUM_CARDS, NUM_CARDS)
             for t in tops:
-                covered[t] = [int(i) for i in np.flatnonzero(cov[t] > 0.5)]
+                covered[t] = ids("display_covered_cards", t, NUM_CARDS)
                 seen.update(covered[t])
         else:  # stand-ins with the visible symbols
             sym = np.rint(piece("display_covered_symbols").reshape(NUM_CARDS, -1) * 6).astype(int)
@@ -112,14 +119,9 @@ class TheBrainGreedy(LayoutPlayer):
                         if c is not None:
                             spare.remove(c)
                             covered[t].append(c)
-        gone = set(tops)
+        gone = mask_of(tops) | mask_of(discarded)
         for t in tops:
-            gone.update(covered[t])
-        gone.update(ids("discard_top"))
-        if "discard_pile" in lay:
-            gone.update(ids("discard_pile"))
-        if "peeked_cards" in lay:
-            gone.update(ids("peeked_cards"))
+            gone |= mask_of(covered[t])
         disp = {t: (t << SHIFT) | BIT[t] | mask_of(covered[t]) for t in tops}
         res = ids("resolving")
         don = ids("donating")
@@ -129,7 +131,7 @@ class TheBrainGreedy(LayoutPlayer):
             "own": mask_of(hand) | mask_of(doms[0]),
             "held_by": held_by,
             "disp": disp,
-            "gone_mask": mask_of(gone),
+            "gone_mask": gone,
             "limit": round(float(piece("limit")[0]) * NUM_CARDS),
             "resolving": res[0] if res else -1,
             "donating": don[0] if don else -1,
@@ -137,8 +139,6 @@ class TheBrainGreedy(LayoutPlayer):
 
     # ------------------------------------------------------------------ scoring
     def _value(self, v: dict, own: int, disp: tuple, gone_extra: int) -> float:
-        from braincards.training.search.the_brain import FULL, MATCH, SHIFT, cards_of
-
         k = len(disp)
         limit = v["limit"]
         if k >= limit:
@@ -147,20 +147,25 @@ class TheBrainGreedy(LayoutPlayer):
         gone_mask = v["gone_mask"] | gone_extra
         for s in disp:
             gone_mask |= s & FULL
-        gone = set(cards_of(gone_mask & ~own))
-        tops = [s >> SHIFT for s in disp]
-        for t in tops:
-            live = sum(1 for r in (REMOVER_OF_OBJECT[OBJECT_OF[t]], REMOVER_OF_COLOR[COLOR_OF[t]])
-                       if r not in gone)  # fmt: skip
+        gone = gone_mask & ~own  # the cards no one can play any more
+        top_mask = 0
+        for s in disp:
+            t = s >> SHIFT
+            top_mask |= BIT[t]
+            live = sum(1 for r in _REMOVERS[t] if not gone >> r & 1)
             if live == 0:
                 value -= self.DEAD_TOP
             elif live == 1:
                 value -= self.HALF_DEAD_TOP
-        for c in cards_of(own):
+        x = own
+        while x:  # the cards held, lowest id first
+            low = x & -x
+            x ^= low
+            c = low.bit_length() - 1
             sym = SYMBOL_OF[c]
             value -= self.HELD
             if sym >= REMOVE_OBJECT:
-                value += self.REMOVE_BASE + self.REMOVE_PER_TOP * sum(1 for t in tops if MATCH[c] >> t & 1)
+                value += self.REMOVE_BASE + self.REMOVE_PER_TOP * (MATCH[c] & top_mask).bit_count()
             elif sym == COVER:
                 value += self.COVER_HELD
             elif sym == TAKE_BACK:
@@ -172,8 +177,6 @@ class TheBrainGreedy(LayoutPlayer):
     def _scored_turns(self, v: dict, own: int, disp: tuple, first: int | None = None) -> list:
         """``(key, actions)`` of every whole turn from (own holdings, display) that starts
         with ``first`` (any card when None); a higher key is a better turn."""
-        from braincards.training.search.the_brain import FULL, turns
-
         n = v["n"]
         # donations go to the seat holding the fewest cards, the nearest on a tie
         target = min(range(1, n), key=lambda k: (v["held_by"][k], k)) if n > 1 else 1
@@ -197,9 +200,11 @@ class TheBrainGreedy(LayoutPlayer):
         scored = self._scored_turns(v, own, disp, first)
         return max(scored)[1] if scored else None
 
-    def _turn_table(self, observation: dict):
-        """(view, own holdings, display, first card, step) of the turn being decided."""
-        v = self._read(np.asarray(observation["observation"]))
+    def _turn_table(self, observation: dict, v: dict | None = None):
+        """(view, own holdings, display, first card, step) of the turn being decided (``v``:
+        the observation already read, if it was)."""
+        if v is None:
+            v = self._read(np.asarray(observation["observation"]))
         disp = dict(v["disp"])
         own = v["own"]
         if v["decision"] == rules.PLAY:
@@ -207,8 +212,6 @@ class TheBrainGreedy(LayoutPlayer):
         r = v["resolving"]  # inside a turn: rebuild the table before the play
         if r < 0 or r not in disp:  # pragma: no cover - the env always shows it
             return v, own, tuple(sorted(disp.values())), None, -1
-        from braincards.training.search.the_brain import BIT
-
         del disp[r]
         return v, own | BIT[r], tuple(sorted(disp.values())), r, 1
 
@@ -244,7 +247,7 @@ class TheBrainGreedy(LayoutPlayer):
         if d == rules.DONATE_TARGET:
             n = v["n"]
             return min(legal, key=lambda a: (v["held_by"][(a - rules.SEAT_ACTION + 1) % n], a))
-        v, own, disp, first, step = self._turn_table(observation)
+        v, own, disp, first, step = self._turn_table(observation, v)
         if step < 0:  # pragma: no cover
             return legal[0]
         plan = self._best_turn(v, own, disp, first)
