@@ -12,8 +12,9 @@ Read top to bottom:
    :func:`~braincards.training.evaluate.evaluate` every ``evaluation.every`` timesteps;
 4. ``best`` (highest primary evaluation score) and ``last`` checkpoints (the safe format,
    evaluation results in their metadata; ``last`` also holds the optimizer so that
-   ``--resume`` continues exactly), TensorBoard logs under ``tb/``, ``evaluations.json`` and
-   ``learning_curve.png``.
+   ``--resume`` continues from there), TensorBoard logs under ``tb/``, ``evaluations.json``,
+   ``learning_curve.png`` and, in seat mode, the snapshots as ``snapshots/<timesteps>``
+   checkpoints (``--resume`` puts them back into the pool).
 
 Torch runs one thread per process by default (``torch_threads``): small-batch PPO on a
 2-core machine is several times slower with torch's default thread count.
@@ -32,6 +33,7 @@ import numpy as np
 from .checkpoint import (
     CheckpointError,
     check_fits,
+    checkpoint_paths,
     load_optimizer_state,
     policy_spec,
     read_checkpoint,
@@ -42,6 +44,8 @@ from .evaluate import evaluate
 from .learner_env import LearnerEnv, OpponentPool
 from .policies import CheckpointPolicy, set_torch_threads
 from .stats import fmt_interval
+
+SNAPSHOTS = "snapshots"  # the run folder's subfolder of frozen learner snapshots (seat mode)
 
 
 # ---------------------------------------------------------------------------- envs
@@ -273,6 +277,8 @@ class Trainer:
         if self.resume_from:
             self.start_timesteps = resume(self.model, cfg, self.resume_from)
             self.log(f"resumed from {self.resume_from} at {self.start_timesteps} timesteps")
+            if cfg.mode == "seat":
+                self.restore_snapshots(self.resume_from)
         remaining = cfg.total_timesteps - self.start_timesteps
         if remaining <= 0:
             raise ValueError(f"nothing to train: the checkpoint has {self.start_timesteps} timesteps, "
@@ -315,12 +321,40 @@ class Trainer:
         self.log(format_summary(summary))
         return summary
 
+    def _meta_kwargs(self) -> dict:
+        """The metadata every checkpoint of this run carries (but its evaluation)."""
+        return {"game": self.cfg.game, "config": self.cfg.env, "seed": self.cfg.seed,
+                "training": config_dict(self.cfg), "history_k": self.cfg.history_k}  # fmt: skip
+
     def add_snapshot(self) -> None:
+        """Freeze the learner into every env's opponent pool, and save it as
+        ``snapshots/<timesteps>`` so that ``--resume`` can put it back."""
         self.snapshots += 1
-        label = f"snapshot@{self.model.num_timesteps}"
+        ts = self.model.num_timesteps
         meta = learner_metadata(self.model, self.cfg)
         tensors = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
-        self.venv.env_method("add_snapshot", label, meta, tensors)
+        self.venv.env_method("add_snapshot", f"snapshot@{ts}", meta, tensors)
+        save_checkpoint(self.model, self.out / SNAPSHOTS / str(ts), **self._meta_kwargs())
+
+    def restore_snapshots(self, resumed: str) -> None:
+        """``--resume``: put back the snapshots the resumed run had taken by the checkpoint's
+        timesteps (from ``snapshots/`` beside it; the last ``max_snapshots``, oldest first),
+        and copy them into this run's ``snapshots/`` so that a later resume finds them."""
+        folder = checkpoint_paths(resumed)[0].parent / SNAPSHOTS
+        found = sorted((int(p.stem), p) for p in folder.glob("*.zip") if p.stem.isdigit())
+        kept = [(ts, p) for ts, p in found if ts <= self.start_timesteps][-self.cfg.opponents.max_snapshots :]
+        for ts, path in kept:
+            meta, tensors, _ = read_checkpoint(path)
+            check_fits(meta, self.cfg.game, self.cfg.env, where=f"snapshot {path}")
+            self.venv.env_method("add_snapshot", f"snapshot@{ts}", meta, tensors)
+            target = self.out / SNAPSHOTS / path.name
+            if target.resolve() != path.resolve():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                for src, dst in zip(checkpoint_paths(path), checkpoint_paths(target), strict=True):
+                    dst.write_bytes(src.read_bytes())
+        self.snapshots = len(kept)
+        self.log(f"restored {len(kept)} snapshot(s) taken by {self.start_timesteps} timesteps from {folder}"
+                 + (f": {', '.join(str(ts) for ts, _ in kept)}" if kept else ""))
 
     def evaluate_and_save(self, logger) -> None:
         t0 = time.perf_counter()
@@ -337,9 +371,7 @@ class Trainer:
         for name, d in result.items():
             if name != "primary" and logger is not None:
                 logger.record(f"eval/{name.replace(' ', '_')}_win_rate", d["win_rate"]["value"])
-        meta_kwargs = {"game": self.cfg.game, "config": self.cfg.env, "seed": self.cfg.seed,
-                       "evaluation": entry, "training": config_dict(self.cfg),
-                       "history_k": self.cfg.history_k}  # fmt: skip
+        meta_kwargs = {**self._meta_kwargs(), "evaluation": entry}
         save_checkpoint(self.model, self.out / "last", optimizer=True, **meta_kwargs)
         if result["primary"] > self.best_score:
             self.best_score = result["primary"]

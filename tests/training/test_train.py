@@ -15,7 +15,7 @@ from braincards.training.cli import main
 from braincards.training.config import ConfigError, load_train_config, parse_train_config
 from braincards.training.evaluate import evaluate
 from braincards.training.policies import load_policy
-from braincards.training.train import train
+from braincards.training.train import Trainer, train
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN_CONFIGS = sorted(ROOT.glob("configs/*/train_*.yaml"))
@@ -105,6 +105,46 @@ def test_resume_continues_the_run(tmp_path):
     with pytest.raises(CheckpointError, match="differs from the config"):
         train(other.model_copy(update={"total_timesteps": 256}), tmp_path / "d",
               resume_from=str(tmp_path / "b" / "last"), progress=False, log=_quiet)  # fmt: skip
+
+
+def test_resume_puts_back_the_snapshots_taken_by_the_checkpoint(tmp_path, monkeypatch):
+    """Seat mode: every snapshot is saved as snapshots/<timesteps>; --resume DIR/last puts the
+    ones taken by last's timesteps back into every env's pool (the newest max_snapshots,
+    oldest first) and copies them into the new run's folder."""
+    cfg = parse_train_config({"game": "oh_my_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64,
+                              "n_envs": 2, "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
+                              "opponents": {"pool": [{"source": "heuristic"}, {"source": "snapshots"}],
+                                            "snapshot_every": 40, "max_snapshots": 2},
+                              "evaluation": {"every": 64, "games": 2}})  # fmt: skip
+    train(cfg, tmp_path / "a", progress=False, log=_quiet)
+    snaps = tmp_path / "a" / "snapshots"
+    assert sorted(p.name for p in snaps.iterdir()) == ["40.json", "40.zip"]
+    assert read_metadata(snaps / "40")["timesteps"] == 40
+    # two older snapshots (only the newest 2 of the 3 fit max_snapshots) and one taken after
+    # the checkpoint (by a run that went on past its last evaluation): not put back
+    for ts in ("10", "20", "1000"):
+        for ext in (".zip", ".json"):
+            (snaps / (ts + ext)).write_bytes((snaps / ("40" + ext)).read_bytes())
+    pools: list = []
+    restore = Trainer.restore_snapshots
+
+    def spy(self, resumed):
+        restore(self, resumed)
+        pools.append(self.venv.env_method("snapshot_labels"))
+
+    monkeypatch.setattr(Trainer, "restore_snapshots", spy)
+    logs: list = []
+    more = cfg.model_copy(update={"total_timesteps": 128})
+    train(more, tmp_path / "b", resume_from=str(tmp_path / "a" / "last"), progress=False, log=logs.append)
+    assert pools == [[["snapshot@20", "snapshot@40"]] * 2]
+    assert any("restored 2 snapshot(s) taken by 64 timesteps" in line and ": 20, 40" in line for line in logs)
+    copied = {p.stem for p in (tmp_path / "b" / "snapshots").glob("*.zip")}
+    assert copied == {"20", "40", "104"}  # the two put back, and the resumed run's own at 64 + 40
+    # a snapshot file that is not a checkpoint is an error naming it, not a silent skip
+    (snaps / "30.json").write_text("{not json")
+    (snaps / "30.zip").write_bytes(b"junk")
+    with pytest.raises(CheckpointError, match="30"):
+        train(more, tmp_path / "c", resume_from=str(tmp_path / "a" / "last"), progress=False, log=_quiet)
 
 
 def test_training_is_deterministic_under_a_seed(tmp_path):
