@@ -262,7 +262,6 @@ class Trainer:
         self.log = log or functools.partial(print, flush=True)
         self.history: list[dict] = []
         self.best_score = -np.inf
-        self.snapshots = 0
         self.start_timesteps = 0
         self.eval_seconds = 0.0  # time spent in evaluate_and_save (not training)
 
@@ -329,7 +328,6 @@ class Trainer:
     def add_snapshot(self) -> None:
         """Freeze the learner into every env's opponent pool, and save it as
         ``snapshots/<timesteps>`` so that ``--resume`` can put it back."""
-        self.snapshots += 1
         ts = self.model.num_timesteps
         meta = learner_metadata(self.model, self.cfg)
         tensors = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
@@ -352,7 +350,6 @@ class Trainer:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 for src, dst in zip(checkpoint_paths(path), checkpoint_paths(target), strict=True):
                     dst.write_bytes(src.read_bytes())
-        self.snapshots = len(kept)
         self.log(f"restored {len(kept)} snapshot(s) taken by {self.start_timesteps} timesteps from {folder}"
                  + (f": {', '.join(str(ts) for ts, _ in kept)}" if kept else ""))
 

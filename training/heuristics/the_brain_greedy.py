@@ -30,12 +30,10 @@ import numpy as np
 
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import (
-    COLOR_OF,
     COVER,
     DONATE,
     EXTRA_CARD,
     NUM_CARDS,
-    OBJECT_OF,
     REMOVE_OBJECT,
     SYMBOL_OF,
     TAKE_BACK,
@@ -43,12 +41,8 @@ from braincards.envs.the_brain.cards import (
 )
 
 from ..policies import legal_actions
-from ..search.the_brain import BIT, FULL, MATCH, SHIFT, mask_of, turns
+from ..search.the_brain import BIT, FULL, MATCH, REMOVERS_OF, SHIFT, mask_of, turns
 from .base import LayoutPlayer
-from .the_brain import REMOVER_OF_COLOR, REMOVER_OF_OBJECT
-
-# the two remove cards that can clear each card when it tops a stack
-_REMOVERS = tuple((REMOVER_OF_OBJECT[OBJECT_OF[c]], REMOVER_OF_COLOR[COLOR_OF[c]]) for c in range(NUM_CARDS))
 
 
 class TheBrainGreedy(LayoutPlayer):
@@ -152,7 +146,7 @@ class TheBrainGreedy(LayoutPlayer):
         for s in disp:
             t = s >> SHIFT
             top_mask |= BIT[t]
-            live = sum(1 for r in _REMOVERS[t] if not gone >> r & 1)
+            live = (REMOVERS_OF[t] & ~gone).bit_count()  # its remove cards still to come
             if live == 0:
                 value -= self.DEAD_TOP
             elif live == 1:
