@@ -1,6 +1,6 @@
 # `make test` works on a fresh machine: it creates .venv, installs the pinned CPU torch
 # first (so no dependency can pull a multi-GB CUDA build), then the package with its
-# train and dev extras, then runs ruff and the test suite.
+# train and dev extras, then runs ruff, import-linter, the docs build and the test suite.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -22,7 +22,11 @@ install: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
+# make test: ruff, the import contracts (layers, no cycles, ray only in learning.rllib), the
+# docs site built strictly, then the test suite (which also runs every code block of the docs).
 test: $(STAMP) lint
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mkdocs build --strict -q -d build/site
 	$(PY) -m pytest -q -n 2 tests
 
 # The Brain, 3 players at robber, from the quick config (about 4.5 minutes on 2 cores): prints

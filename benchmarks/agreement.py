@@ -18,10 +18,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from braincards.training.checkpoint import make_table
-from braincards.training.commands import parse_sets
-from braincards.training.evaluate import derive_seed, game_id
-from braincards.training.policies import history_k_of, make_policy
+from braincards.envs import derive_seed, get_spec
+from braincards.training.agents.policy import history_k_of
+from braincards.training.agents.specs import make_policy
+from braincards.training.learning.config import parse_sets
 
 
 def _prefix(obs: dict, policy, base: int) -> dict:
@@ -34,10 +34,10 @@ def _prefix(obs: dict, policy, base: int) -> dict:
 
 
 def agreement(game: str, config: dict, policy: str, teacher: str, games: int, seed: int = 0) -> dict:
-    game = game_id(game)
+    game = get_spec(game).id
     pol = make_policy(policy, game, config)
     ref = make_policy(teacher, game, config)
-    env = make_table(game, config, history_k_of([pol, ref]))
+    env = get_spec(game).table(config, history_k_of([pol, ref]))
     base = env.unwrapped.layout.size
     cooperative = game == "the_brain_v0"
     same = choices = games_apart = won = 0

@@ -7,7 +7,7 @@ leduc_holdem_v4 in the same process; prints decisions/s and the ratio to leduc.
 
 import sys
 
-from braincards.training.bench import main
+from braincards.training.evaluation.bench import main
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -38,14 +38,12 @@ SHIPPED = {
 def measure(name: str, cfg, games: int, seed: int, workers: int) -> list[dict]:
     """Rows of the results table for checkpoint ``name``: each evaluation table of its
     config, the checkpoint and the heuristic in the learner's seats, same deals."""
-    from braincards.training.evaluate import evaluate
-    from braincards.training.policies import (
-        make_policy,
-        read_metadata,
-        resolve_checkpoint,
-        spec_label,
-    )
-    from braincards.training.train import evaluation_tables
+    from braincards.training.agents.checkpoint import read_metadata
+    from braincards.training.agents.locations import resolve_checkpoint
+    from braincards.training.agents.policy import spec_label
+    from braincards.training.agents.specs import make_policy
+    from braincards.training.evaluation.evaluate import evaluate
+    from braincards.training.learning.sb3 import evaluation_tables
 
     path = resolve_checkpoint(name)
     if path is None:
@@ -69,7 +67,7 @@ def measure(name: str, cfg, games: int, seed: int, workers: int) -> list[dict]:
 
 
 def format_rows(rows: list[dict], games: int, seed: int) -> str:
-    from braincards.training.stats import fmt_interval
+    from braincards.training.evaluation.stats import fmt_interval
 
     lines = ["| checkpoint | env | evaluation | timesteps | win rate | heuristic in its seats | "
              "mean score | heuristic mean score |", "|---|---|---|---:|---|---|---:|---:|"]  # fmt: skip
@@ -94,9 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", default="runs/learning", help="where training runs go")
     args = ap.parse_args(argv)
 
-    from braincards.training.config import load_train_config
-    from braincards.training.policies import set_torch_threads
-    from braincards.training.train import evaluation_tables, train
+    from braincards.training.agents.network import set_torch_threads
+    from braincards.training.learning.config import load_train_config
+    from braincards.training.learning.sb3 import evaluation_tables, train
 
     set_torch_threads(1)
     names = args.only or list(SHIPPED)

@@ -1,4 +1,9 @@
-"""braincards environments: ``make(name, **config)`` and the ``ENVS`` registry.
+"""braincards environments: ``make(name, **config)``, the game specs and the registries.
+
+* :data:`GAMES` - the game packages (one line registers a game);
+* :data:`SPECS` - env id -> :class:`~braincards.envs.core.spec.GameSpec`, what every other
+  layer reads instead of branching on a game id; :func:`get_spec` looks one up by id or name;
+* :data:`ENVS` - env id -> the module with ``env()`` / ``raw_env()``.
 
 Importing this package also registers every env with PettingZoo's registry (where the
 installed PettingZoo has one, 1.27+) and the solo variants with gymnasium.
@@ -6,18 +11,17 @@ installed PettingZoo has one, 1.27+) and the solo variants with gymnasium.
 
 from __future__ import annotations
 
-import importlib
-
 import gymnasium
 
+from . import brilliant_boar, oh_my_brain, the_brain
 from .core.errors import IllegalActionError
+from .core.rng import derive_seed
+from .core.spec import GameSpec
 
-# env id -> module with env() / raw_env()
-ENVS: dict[str, str] = {
-    "the_brain_v0": "braincards.envs.the_brain",
-    "oh_my_brain_v0": "braincards.envs.oh_my_brain",
-    "brilliant_boar_v0": "braincards.envs.brilliant_boar",
-}
+GAMES = (the_brain, oh_my_brain, brilliant_boar)  # a new game: one more entry here
+
+SPECS: dict[str, GameSpec] = {game.SPEC.id: game.SPEC for game in GAMES}
+ENVS: dict[str, str] = {game.SPEC.id: game.__name__ for game in GAMES}
 
 # gymnasium id -> "module:factory" of the single-agent solo variants
 SOLO_ENVS: dict[str, str] = {
@@ -26,10 +30,14 @@ SOLO_ENVS: dict[str, str] = {
 }
 
 
-def _module(name: str):
-    if name not in ENVS:
-        raise ValueError(f"unknown game {name!r}; known games: {sorted(ENVS)}")
-    return importlib.import_module(ENVS[name])
+def get_spec(name: str) -> GameSpec:
+    """The spec of a game by env id or name (``"the_brain_v0"`` or ``"the_brain"``); a
+    ValueError names the known games otherwise."""
+    if isinstance(name, str):
+        spec = SPECS.get(name) or SPECS.get(f"{name}_v0")
+        if spec is not None:
+            return spec
+    raise ValueError(f"unknown game {name!r}; known games: {sorted(SPECS)}")
 
 
 def make(name: str, *, raw: bool = False, **config):
@@ -38,8 +46,10 @@ def make(name: str, *, raw: bool = False, **config):
     ``raw=True`` returns the unwrapped env; otherwise PettingZoo's order-enforcing
     wrapper is applied, as ``<game>.env()`` does.
     """
-    module = _module(name)
-    return module.raw_env(**config) if raw else module.env(**config)
+    if name not in SPECS:
+        raise ValueError(f"unknown game {name!r}; known games: {sorted(SPECS)}")
+    spec = SPECS[name]
+    return spec.raw_env(**config) if raw else spec.env(**config)
 
 
 def _register() -> None:
@@ -48,7 +58,7 @@ def _register() -> None:
             gymnasium.register(id=gym_id, entry_point=entry, disable_env_checker=True)
     try:
         from pettingzoo import aec_registry, register
-    except ImportError:  # PettingZoo < 1.27 has no registry
+    except ImportError:  # optional: PettingZoo < 1.27 has no registry
         return
     for name, module in ENVS.items():
         game, version = name.rsplit("_v", 1)
@@ -59,4 +69,5 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["ENVS", "SOLO_ENVS", "IllegalActionError", "make"]
+__all__ = ["ENVS", "GAMES", "SOLO_ENVS", "SPECS", "GameSpec", "IllegalActionError", "derive_seed",
+           "get_spec", "make"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from braincards.training import bench
-from braincards.training.cli import main
+from braincards.training.cli.main import main
+from braincards.training.evaluation import bench
 
 
 def test_demo_plays_a_whole_game_printing_the_table_after_every_decision(capsys):
@@ -44,7 +44,7 @@ def test_bench_prints_a_table_with_decisions_per_second():
 
 def test_console_script_runs():
     result = subprocess.run(
-        [sys.executable, "-m", "braincards.training.cli", "bench", "--seconds", "0.02", "--repeats", "1", "--only", "the_brain_v0"],
+        [sys.executable, "-m", "braincards.training.cli.main", "bench", "--seconds", "0.02", "--repeats", "1", "--only", "the_brain_v0"],
         capture_output=True, text=True, check=True,
     )
     assert "| the_brain_v0 {'num_players': 3} |" in result.stdout

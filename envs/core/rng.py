@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 
 def make_rng(seed: int | None) -> random.Random:
     """A private ``random.Random``; ``seed=None`` draws fresh OS entropy."""
@@ -20,3 +22,12 @@ def rng_from_json(data) -> random.Random:
     version, internal, gauss = data
     rng.setstate((version, tuple(internal), gauss))
     return rng
+
+
+def derive_seed(*parts: int) -> int:
+    """A 32-bit seed derived from non-negative ints (numpy's SeedSequence hashing): game g
+    of a run with seed S is dealt from ``derive_seed(S, g)``."""
+    ints = [int(p) for p in parts]
+    if any(p < 0 for p in ints):
+        raise ValueError(f"seeds must be non-negative integers, got {parts}")
+    return int(np.random.SeedSequence(ints).generate_state(1, dtype=np.uint32)[0])

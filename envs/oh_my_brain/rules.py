@@ -546,6 +546,11 @@ def returns(state: State) -> list[float]:
     return [1.0 / k if w else -1.0 / (n - k) for w in winners]
 
 
+def scores(state: State) -> list[float]:
+    """Brains per player (R-O10: the most brains wins)."""
+    return [float(b) for b in state.brains[: state.num_players]]
+
+
 def playable(state: State, value: int) -> bool:
     """R-O4: may ``value`` go on the horde now (ignoring whether the hand holds it)?"""
     if state.spider:

@@ -299,6 +299,23 @@ def returns(state: State) -> list[float]:
     return [r] * state.num_seats
 
 
+def cards_out(state: State) -> int:
+    """Cards out of play (on the display or discarded): 36 means every card was played."""
+    held = len(state.deck) + sum(len(h) for h in state.hands) + sum(len(d) for d in state.domains)
+    return NUM_CARDS - held
+
+
+def scores(state: State) -> list[float]:
+    """The team's score, the same for every player: the cards played out (R-B9's goal is
+    all 36)."""
+    return [float(cards_out(state))] * state.num_players
+
+
+def progress(state: State) -> float:
+    """The share of the 36 cards out of play: the team's progress towards a win (R-B9)."""
+    return cards_out(state) / NUM_CARDS
+
+
 def _takeable(state: State, stack: list[int]) -> bool:
     """R-B5: a stack may be taken back only if no card in it is a take_back card."""
     return all(SYMBOL_OF[c] != TAKE_BACK for c in stack)

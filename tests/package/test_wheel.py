@@ -51,7 +51,7 @@ def test_wheel_holds_every_sub_package_and_no_top_level_envs_or_training(wheel):
     for n in top_level:
         assert zipfile.ZipFile(wheel).read(n).decode().split() == ["braincards"]
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "braincards = braincards.training.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert "braincards = braincards.training.cli.main:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
 
 def test_wheel_installs_and_imports_without_top_level_names(wheel, tmp_path):
@@ -102,7 +102,7 @@ def test_shipped_checkpoints_load_by_name_from_the_installed_wheel(wheel, tmp_pa
     )
     code = (
         "import sys, json; sys.path.insert(0, sys.argv[1]); "
-        "from braincards.training.policies import make_policy, resolve_checkpoint; "
+        "from braincards.training.agents.specs import make_policy; from braincards.training.agents.locations import resolve_checkpoint; "
         "out = {}\n"
         "for name in sys.argv[2:]:\n"
         "    path = resolve_checkpoint(name); assert str(path).startswith(sys.argv[1]), path\n"

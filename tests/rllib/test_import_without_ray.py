@@ -10,8 +10,8 @@ import sys
 def test_braincards_training_imports_without_ray():
     code = (
         "import sys\n"
-        "import braincards.training, braincards.training.cli, braincards.training.rllib\n"
-        "from braincards.training.cli import build_parser\n"
+        "import braincards.training, braincards.training.cli.main, braincards.training.learning.rllib\n"
+        "from braincards.training.cli.main import build_parser\n"
         "build_parser()\n"
         "print('ray' in sys.modules)\n"
     )

@@ -19,10 +19,10 @@ torch = pytest.importorskip("torch")
 from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.utils.torch_utils import FLOAT_MIN  # noqa: E402
 
-from braincards.training.config import parse_train_config  # noqa: E402
-from braincards.training.evaluate import evaluate  # noqa: E402
-from braincards.training.policies import load_policy  # noqa: E402
-from braincards.training.rllib import train as rl_train  # noqa: E402
+from braincards.training.agents.network import load_policy  # noqa: E402
+from braincards.training.evaluation.evaluate import evaluate  # noqa: E402
+from braincards.training.learning.config import parse_train_config  # noqa: E402
+from braincards.training.learning.rllib import train as rl_train  # noqa: E402
 from braincards.training.rllib.env import LEARNER, BraincardsMultiAgentEnv, module_for  # noqa: E402
 from braincards.training.rllib.export import (  # noqa: E402
     export_checkpoint,
@@ -126,7 +126,7 @@ def test_team_mode_every_seat_gets_the_team_reward_and_an_obs_reward_pair():
 
 
 def test_team_mode_shaping_pays_the_progress_since_each_agents_last_decision():
-    from braincards.training.learner_env import the_brain_progress
+    from braincards.training.learning.learner_env import the_brain_progress
 
     shaped = BraincardsMultiAgentEnv({"game": "the_brain_v0", "env": {"num_players": 2},
                                       "mode": "team", "shaping": 0.5})  # fmt: skip

@@ -28,7 +28,7 @@ def tiny_checkpoint(tmp_path_factory, tiny_model):
 
     The Brain's observation size does not depend on the player count, so it fits every
     The Brain table with the default observation options."""
-    from braincards.training.checkpoint import save_checkpoint
+    from braincards.training.agents.checkpoint import save_checkpoint
 
     path = tmp_path_factory.mktemp("ckpt") / "the_brain" / "tiny"
     save_checkpoint(tiny_model, path, "the_brain_v0", {"num_players": 1}, seed=0,

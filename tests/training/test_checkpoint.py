@@ -12,20 +12,18 @@ import numpy as np
 import pytest
 import torch
 
-from braincards.training.checkpoint import (
+from braincards.training.agents.checkpoint import (
     ALLOWED_MEMBERS,
     CheckpointError,
     load_optimizer_state,
     read_checkpoint,
     write_checkpoint,
 )
-from braincards.training.evaluate import evaluate
-from braincards.training.policies import (
-    PolicySpecError,
-    available_checkpoints,
-    load_policy,
-    make_policy,
-)
+from braincards.training.agents.locations import available_checkpoints
+from braincards.training.agents.network import load_policy
+from braincards.training.agents.policy import PolicySpecError
+from braincards.training.agents.specs import make_policy
+from braincards.training.evaluation.evaluate import evaluate
 
 
 class _Plant:

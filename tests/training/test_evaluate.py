@@ -7,7 +7,10 @@ import math
 
 import pytest
 
-from braincards.training.evaluate import crossplay, derive_seed, evaluate, league
+from braincards.envs import derive_seed
+from braincards.training.evaluation.crossplay import crossplay
+from braincards.training.evaluation.evaluate import evaluate
+from braincards.training.evaluation.league import league
 
 
 def test_evaluate_reproducible_under_seed():
@@ -173,7 +176,7 @@ def test_unknown_env_option_is_a_clear_error():
 @pytest.mark.parametrize("rate", [0.0, 0.02, 1.0])
 def test_crossplay_heatmap_has_a_fixed_scale_and_axis_titles(rate):
     """Heatmaps of different runs compare by colour: the scale is always [0, 1]."""
-    from braincards.training.evaluate import crossplay_figure
+    from braincards.training.evaluation.crossplay import crossplay_figure
 
     cell = {"value": rate, "lo": 0.0, "hi": 1.0}
     result = {"game": "the_brain_v0", "config": {"num_players": 2}, "seed": 0,

@@ -16,21 +16,21 @@ from braincards.envs import make
 from braincards.envs.brilliant_boar import rules
 from braincards.envs.brilliant_boar.cards import MOTIF_OF
 from braincards.envs.brilliant_boar.history import EVENT_SIZE, HistoryWrapper
-from braincards.training.checkpoint import (
+from braincards.training.agents.checkpoint import (
     CheckpointError,
     load_checkpoint_policy,
     policy_spec,
     read_metadata,
     write_checkpoint,
 )
-from braincards.training.config import ConfigError, parse_train_config
-from braincards.training.event_reader import (
+from braincards.training.agents.event_reader import (
     IGNORE,
     UNKNOWN_CLASS,
     EventReaderPolicy,
     check_reader,
     hand_targets,
 )
+from braincards.training.learning.config import ConfigError, parse_train_config
 
 GAME = "brilliant_boar_v0"
 CONFIG = {"num_players": 2, "level": 4, "memory": "none"}
@@ -256,7 +256,7 @@ def test_reader_config_errors_name_the_key(data, message):
 def test_pretraining_teaches_the_hand_belief(tmp_path):
     """pretrain.hand_coef: the auxiliary loss is fitted and its accuracy reported; without
     it the belief is not trained towards the replay (lower accuracy on the same games)."""
-    from braincards.training.train import train
+    from braincards.training.learning.sb3 import train
 
     def run(coef):
         cfg = parse_train_config({
@@ -280,7 +280,7 @@ def test_pretraining_teaches_the_hand_belief(tmp_path):
 def test_rllib_backend_refuses_the_event_reader(tmp_path, capsys):
     """--backend rllib builds RLlib's MLP module: an event_reader config is an error up front
     (before Ray is even imported), not an MLP trained silently in its place."""
-    from braincards.training.cli import main
+    from braincards.training.cli.main import main
 
     cfg = tmp_path / "c.yaml"
     cfg.write_text("game: brilliant_boar\nenv: {num_players: 2, memory: none}\nhistory_k: 8\n"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from braincards.envs import make
+from braincards.envs import derive_seed, make
 from braincards.envs.the_brain import rules
-from braincards.training.evaluate import derive_seed, evaluate
-from braincards.training.heuristics.the_brain_greedy import TheBrainGreedy, make_greedy
-from braincards.training.search.the_brain import Solver, turns
+from braincards.training.agents.search.greedy import TheBrainGreedy, make_greedy
+from braincards.training.agents.search.solver import Solver, turns
+from braincards.training.evaluation.evaluate import evaluate
 from tests.the_brain.helpers import C, env_with, table
 
 

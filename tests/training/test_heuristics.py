@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from braincards.training.evaluate import evaluate
+from braincards.training.evaluation.evaluate import evaluate
 
 
 def test_the_brain_heuristic_team_beats_random_team():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from braincards.training.learner_env import LearnerEnv, OpponentPool
+from braincards.training.learning.learner_env import LearnerEnv, OpponentPool
 
 
 def _play_episode(env: LearnerEnv, seed: int, rng: np.random.Generator):
@@ -122,7 +122,7 @@ def test_history_observation_and_opponents_get_their_prefix():
 
 
 def test_pool_weights_snapshots_and_errors(tiny_checkpoint):
-    from braincards.training.checkpoint import read_checkpoint
+    from braincards.training.agents.checkpoint import read_checkpoint
 
     game, config = "the_brain_v0", {"num_players": 2}
     pool = OpponentPool(game, config, [("random", 3.0), ("snapshots", 1.0)], max_snapshots=2)
@@ -153,9 +153,9 @@ def test_pool_weights_snapshots_and_errors(tiny_checkpoint):
 def test_vectorised_envs_and_snapshot_push(vec_env, tiny_checkpoint):
     """make_vec_env works with DummyVecEnv and SubprocVecEnv; MaskablePPO's action_masks are
     reachable through env_method; snapshots are pushed to every env process."""
-    from braincards.training.checkpoint import read_checkpoint
-    from braincards.training.config import parse_train_config
-    from braincards.training.train import make_vec_env
+    from braincards.training.agents.checkpoint import read_checkpoint
+    from braincards.training.learning.config import parse_train_config
+    from braincards.training.learning.sb3 import make_vec_env
 
     cfg = parse_train_config({
         "game": "the_brain_v0", "env": {"num_players": 2}, "mode": "seat", "total_timesteps": 64,

@@ -9,16 +9,11 @@ import numpy as np
 import pytest
 
 from braincards.envs import make
-from braincards.training.heuristics import make_heuristic
-from braincards.training.policies import (
-    CheckpointError,
-    PolicySpecError,
-    RandomPolicy,
-    load_policy,
-    make_policy,
-    read_metadata,
-    save_checkpoint,
-)
+from braincards.training.agents.checkpoint import CheckpointError, read_metadata, save_checkpoint
+from braincards.training.agents.heuristics import make_heuristic
+from braincards.training.agents.network import load_policy
+from braincards.training.agents.policy import PolicySpecError, RandomPolicy
+from braincards.training.agents.specs import make_policy
 
 # (game, config) pairs covering player counts and variants
 CONFIGS = {
@@ -234,7 +229,7 @@ def test_boar_window_heuristic_with_the_whole_game_plays_as_the_perfect_memory_h
 
 
 def test_boar_window_heuristic_spec_errors_and_evaluation():
-    from braincards.training.evaluate import evaluate
+    from braincards.training.evaluation.evaluate import evaluate
 
     boar = {"num_players": 2}
     with pytest.raises(PolicySpecError, match="brilliant_boar_v0 only"):
@@ -256,8 +251,8 @@ def test_boar_window_heuristic_spec_errors_and_evaluation():
 
 
 def test_dagger_tells_a_remembering_teacher_the_learners_move(monkeypatch):
-    from braincards.training import pretrain
-    from braincards.training.learner_env import LearnerEnv, OpponentPool
+    from braincards.training.learning import pretrain
+    from braincards.training.learning.learner_env import LearnerEnv, OpponentPool
 
     pool = OpponentPool("brilliant_boar_v0", {"num_players": 2}, [("random", 1.0)])
     env = LearnerEnv("brilliant_boar_v0", {"num_players": 2}, mode="seat", pool=pool, history_k=16)
@@ -278,9 +273,14 @@ def test_boar_cloning_labels_are_the_heuristic_rule_of_the_recorded_observation(
     first remembered card whose motif is the pile's top or in the middle, else draw, else
     play position 0; a choice takes the middle card when the hand holds the pending motif).
     This is the function the README's Boar diagnostic says a 128x128 MLP fails to learn."""
-    from braincards.training.heuristics.brilliant_boar import DRAW, PLAY, TAKE_MIDDLE, TAKE_TOP
-    from braincards.training.learner_env import LearnerEnv, OpponentPool
-    from braincards.training.pretrain import record_games
+    from braincards.training.agents.heuristics.brilliant_boar import (
+        DRAW,
+        PLAY,
+        TAKE_MIDDLE,
+        TAKE_TOP,
+    )
+    from braincards.training.learning.learner_env import LearnerEnv, OpponentPool
+    from braincards.training.learning.pretrain import record_games
 
     cfg = {"num_players": 2, "level": 4, "memory": "perfect"}
     pool = OpponentPool("brilliant_boar_v0", cfg, [("heuristic", 1.0)])
@@ -325,7 +325,7 @@ def test_named_checkpoint_resolves_under_checkpoints_dir(tiny_checkpoint, monkey
     monkeypatch.setenv("BRAINCARDS_CHECKPOINTS", str(tiny_checkpoint.parent.parent))
     p = make_policy("the_brain/tiny", "the_brain_v0", {"num_players": 3})
     assert p.metadata["game"] == "the_brain_v0"
-    from braincards.training.policies import available_checkpoints
+    from braincards.training.agents.locations import available_checkpoints
 
     names = available_checkpoints("the_brain_v0")
     assert "the_brain/tiny" in names  # from $BRAINCARDS_CHECKPOINTS, beside the package's own

@@ -8,21 +8,16 @@ import random
 import numpy as np
 import pytest
 
-from braincards.envs import make
+from braincards.envs import derive_seed, make
 from braincards.envs.the_brain import rules
-from braincards.training.evaluate import derive_seed, evaluate
-from braincards.training.search.the_brain import (
-    LOSS,
-    UNKNOWN,
-    WIN,
+from braincards.training.agents.search.pimc import (
     PIMCPolicy,
-    Solver,
     decode_observation,
     make_pimc,
     sample_state,
-    solve,
-    turns,
 )
+from braincards.training.agents.search.solver import LOSS, UNKNOWN, WIN, Solver, solve, turns
+from braincards.training.evaluation.evaluate import evaluate
 
 
 def exhaustive(state: rules.State) -> bool:
@@ -136,7 +131,7 @@ def test_display_bound_is_a_lower_bound_on_won_lines():
 def test_turns_match_the_rules_engine():
     """Every whole turn the compact enumeration lists is reachable through the rules engine
     with its actions, and leaves the same holdings and display."""
-    from braincards.training.search.the_brain import mask_of, stack_int
+    from braincards.training.agents.search.solver import mask_of, stack_int
 
     raw = make("the_brain_v0", raw=True, num_players=3)
     for g in range(4):
@@ -166,7 +161,7 @@ def test_turns_match_the_rules_engine():
 
 # ---------------------------------------------------------------------------- oracle
 def test_oracle_command_is_reproducible(tmp_path, capsys):
-    from braincards.training.cli import main
+    from braincards.training.cli.main import main
 
     out = tmp_path / "o.json"
     args = ["oracle", "the_brain", "--players", "2", "--difficulty", "amateur", "robber",
@@ -252,12 +247,8 @@ def test_pimc_reads_only_what_its_seat_may_see():
 
 
 def test_pimc_spec_and_parameters():
-    from braincards.training.policies import (
-        BUILTIN_SPECS,
-        PolicySpecError,
-        make_policy,
-        parse_spec_params,
-    )
+    from braincards.training.agents.policy import PolicySpecError, parse_spec_params
+    from braincards.training.agents.specs import BUILTIN_SPECS, make_policy
 
     assert "pimc" in BUILTIN_SPECS and "greedy" in BUILTIN_SPECS
     pol = make_policy("pimc", "the_brain_v0", {"num_players": 2})

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from braincards.training.config import load_train_config, parse_train_config
-from braincards.training.evaluate import evaluate
-from braincards.training.policies import make_policy, resolve_checkpoint
-from braincards.training.train import evaluation_tables
+from braincards.training.agents.locations import resolve_checkpoint
+from braincards.training.agents.specs import make_policy
+from braincards.training.evaluation.evaluate import evaluate
+from braincards.training.learning.config import load_train_config, parse_train_config
+from braincards.training.learning.schedule import evaluation_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("learning", ROOT / "benchmarks" / "learning.py")

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from braincards.training.stats import t_cdf, t_interval, t_quantile, wilson_interval
+from braincards.training.evaluation.stats import t_cdf, t_interval, t_quantile, wilson_interval
 
 
 @pytest.mark.parametrize(

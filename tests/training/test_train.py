@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from braincards.training.checkpoint import CheckpointError, read_checkpoint, read_metadata
-from braincards.training.cli import main
-from braincards.training.config import ConfigError, load_train_config, parse_train_config
-from braincards.training.evaluate import evaluate
-from braincards.training.policies import load_policy
-from braincards.training.train import Trainer, train
+from braincards.training.agents.checkpoint import CheckpointError, read_checkpoint, read_metadata
+from braincards.training.agents.network import load_policy
+from braincards.training.cli.main import main
+from braincards.training.evaluation.evaluate import evaluate
+from braincards.training.learning.config import ConfigError, load_train_config, parse_train_config
+from braincards.training.learning.sb3 import Trainer, train
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN_CONFIGS = sorted(ROOT.glob("configs/*/train_*.yaml"))
@@ -269,21 +269,20 @@ def test_train_command_errors(tmp_path, capsys, argv_tail, message):
 def test_pretraining_clones_the_teacher(tmp_path, dagger):
     """Behaviour cloning (and DAgger) moves the policy towards the teacher: its agreement
     with the teacher's actions rises well above an untrained network's."""
-    from braincards.training.pretrain import pretrain, record_games
-    from braincards.training.train import build_model, make_learner_env, make_vec_env
+    from braincards.training.learning.pretrain import pretrain, record_games
+    from braincards.training.learning.sb3 import build_model, make_learner_env, make_vec_env
 
     cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64,
                               "n_envs": 1, "ppo": {"n_steps": 32, "batch_size": 32},
                               "pretrain": {"teacher": "heuristic", "games": 60, "chunk_games": 20,
                                            "epochs": 4, "learning_rate": 3.0e-3, "dagger": dagger}})  # fmt: skip
-    from braincards.training.config import config_dict
 
-    env = make_learner_env(config_dict(cfg), 0)
+    env = make_learner_env(cfg, 0)
     venv = make_vec_env(cfg)
     model = build_model(cfg, venv, None)
     import numpy as np
 
-    from braincards.training.policies import make_policy
+    from braincards.training.agents.specs import make_policy
 
     teachers = [make_policy("heuristic", cfg.game, cfg.env) for _ in env.agents]
     obs, masks, actions, returns = record_games([env], [teachers], 5, 0.99, np.random.default_rng(9))
@@ -292,7 +291,7 @@ def test_pretraining_clones_the_teacher(tmp_path, dagger):
     with torch.no_grad():
         before = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
     agree_before = float((before.distribution.probs.argmax(-1).numpy() == actions).mean())
-    stats = pretrain(model, cfg, [env] if not dagger else [env, make_learner_env(config_dict(cfg), 1)], log=_quiet)
+    stats = pretrain(model, cfg, [env] if not dagger else [env, make_learner_env(cfg, 1)], log=_quiet)
     assert stats["games"] == 60
     # the last chunk's agreement before it was fitted: games the policy had not trained on
     assert 0.3 < stats["held_out_agreement"] <= 1.0 and stats["agreement"] <= 1.0
@@ -311,9 +310,9 @@ def test_recorded_games_do_not_depend_on_how_many_envs_play_them(monkeypatch, ga
     turn - with the teacher playing, and with a learner (DAgger) playing."""
     import numpy as np
 
-    from braincards.training import pretrain
-    from braincards.training.learner_env import LearnerEnv, OpponentPool
-    from braincards.training.policies import make_policy
+    from braincards.training.agents.specs import make_policy
+    from braincards.training.learning import pretrain
+    from braincards.training.learning.learner_env import LearnerEnv, OpponentPool
 
     def envs_and_teachers(n):
         envs = []
@@ -343,9 +342,8 @@ def test_replay_chunks_fits_each_chunk_with_the_previous_ones(monkeypatch):
     chunk's (DAgger's aggregation, bounded), the first chunk alone."""
     import numpy as np
 
-    from braincards.training import pretrain as pretraining
-    from braincards.training.config import config_dict
-    from braincards.training.train import build_model, make_learner_env, make_vec_env
+    from braincards.training.learning import pretrain as pretraining
+    from braincards.training.learning.sb3 import build_model, make_learner_env, make_vec_env
 
     cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64,
                               "n_envs": 1, "ppo": {"n_steps": 32, "batch_size": 32},
@@ -359,7 +357,7 @@ def test_replay_chunks_fits_each_chunk_with_the_previous_ones(monkeypatch):
         fitted.append(np.asarray(obs)), real_fit(policy, opt, p, rng, obs, *rest)))  # fmt: skip
     venv = make_vec_env(cfg)
     model = build_model(cfg, venv, None)
-    pretraining.pretrain(model, cfg, [make_learner_env(config_dict(cfg), 0)], log=_quiet)
+    pretraining.pretrain(model, cfg, [make_learner_env(cfg, 0)], log=_quiet)
     chunks = [r[0] for r in recorded]
     assert len(chunks) == len(fitted) == 3
     assert np.array_equal(fitted[0], chunks[0])
@@ -388,7 +386,7 @@ def test_dagger_after_chooses_when_the_learner_takes_over():
 def test_pretraining_learning_rate_schedule():
     """pretrain.final_learning_rate: linear from learning_rate (first chunk) to it (last
     chunk); without it the rate stays; it must be a positive rate."""
-    from braincards.training.pretrain import _learning_rate
+    from braincards.training.learning.pretrain import _learning_rate
 
     base = {"game": "the_brain", "env": {"num_players": 2}, "total_timesteps": 64}
     p = parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10, "chunk_games": 2,

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from braincards.training.evaluate import WorkerError, evaluate
+from braincards.training.evaluation.evaluate import evaluate
+from braincards.training.evaluation.harness import WorkerError
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists() or "fork" not in multiprocessing.get_all_start_methods(),
@@ -29,7 +30,7 @@ LONG_RUN = ["evaluate", "the_brain", "--seat", "random", "--seat", "random", "--
 # the CLI in a fresh interpreter; SIGINT gets Python's default handler even when the test
 # runner was started with SIGINT ignored (a background job), which the child would inherit
 CLI = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-       "from braincards.training.cli import main; sys.exit(main(sys.argv[1:]))")  # fmt: skip
+       "from braincards.training.cli.main import main; sys.exit(main(sys.argv[1:]))")  # fmt: skip
 PROMPT_S = 20  # generous: a prompt stop takes well under a second
 
 

@@ -28,6 +28,7 @@ from bisect import bisect_left
 
 import numpy as np
 
+from braincards.envs import the_brain
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import (
     COVER,
@@ -40,9 +41,9 @@ from braincards.envs.the_brain.cards import (
     VISIBLE_SYMBOL_OF,
 )
 
-from ..policies import legal_actions
-from ..search.the_brain import BIT, FULL, MATCH, REMOVERS_OF, SHIFT, mask_of, turns
-from .base import LayoutPlayer
+from ..heuristics.base import LayoutPlayer
+from ..policy import legal_actions
+from .solver import BIT, FULL, MATCH, REMOVERS_OF, SHIFT, mask_of, turns
 
 
 class TheBrainGreedy(LayoutPlayer):
@@ -52,6 +53,7 @@ class TheBrainGreedy(LayoutPlayer):
     difficulty, seed 1; the README's figures use seed 0)."""
 
     name = "greedy"
+    GAME = the_brain.SPEC.id
     PIECES = ("decision", "own_hand", "domains", "display_top", "hand_sizes",
               "display_covered_symbols", "stacks", "limit")  # fmt: skip
 
@@ -251,9 +253,5 @@ class TheBrainGreedy(LayoutPlayer):
 
 
 def make_greedy(game: str, config: dict | None = None, seed: int | None = None) -> TheBrainGreedy:
-    """Factory for the ``greedy`` spec (``BUILTIN_SPECS``): The Brain only."""
-    from ..checkpoint import observation_layout
-
-    if game != "the_brain_v0":
-        raise ValueError(f"the greedy policy plays The Brain only, not {game}")
-    return TheBrainGreedy(observation_layout(game, config), config, seed=seed)
+    """Factory for the ``greedy`` spec: The Brain only."""
+    return TheBrainGreedy.for_game(game, config, seed=seed)

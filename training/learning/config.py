@@ -11,17 +11,26 @@ evaluation schedule. Every key is checked: an unknown key or a bad value is a
     ppo: {learning_rate: 3.0e-4, n_steps: 256}
     evaluation: {every: 50000, games: 200}
 
-See the README's "Training" section for every key and its default.
+The docs' training page lists every key with its default (generated from these models).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-COOPERATIVE_GAMES = ("the_brain_v0",)
+from braincards.envs import SPECS, GameSpec, get_spec
 
 
 class ConfigError(ValueError):
@@ -186,34 +195,40 @@ class TrainConfig(_Strict):
     pretrain: PretrainConfig | None = None
     rllib: RLlibConfig = Field(default_factory=RLlibConfig)
 
+    _spec: GameSpec = PrivateAttr()
+    _num_players: int = PrivateAttr()
+
     @field_validator("game")
     @classmethod
     def _known_game(cls, v: str) -> str:
-        from braincards.envs import ENVS
+        return get_spec(v).id
 
-        name = v if v in ENVS else f"{v}_v0"
-        if name not in ENVS:
-            raise ValueError(f"unknown game {v!r}; known games: {sorted(ENVS)}")
-        return name
+    @field_validator("env")
+    @classmethod
+    def _env_options(cls, v: dict, info) -> dict:
+        game = info.data.get("game")
+        return get_spec(game).check_options(v) if game else v  # every option, by the game itself
 
     @model_validator(mode="after")
     def _consistent(self):
-        from .checkpoint import history_wrapper
-
-        solo = self.env.get("num_players") == 1
+        spec = self._spec = get_spec(self.game)
+        self._num_players = spec.num_players(self.env)
+        solo = self._num_players == 1
         if self.mode is None:
-            self.mode = "team" if self.game in COOPERATIVE_GAMES or solo else "seat"
+            self.mode = "team" if spec.cooperative or solo else "seat"
         if self.mode == "seat" and solo:
             raise ValueError("mode 'seat' needs at least 2 players; a solo game trains in 'team' mode")
-        if self.history_k:
-            history_wrapper(self.game)
+        if self.history_k and spec.history_wrapper is None:
+            with_one = [s for s in _games() if get_spec(s).history_wrapper is not None]
+            raise ValueError(f"{self.game} has no history wrapper; games with one: {with_one} "
+                             f"(set history_k 0)")  # fmt: skip
         if self.policy.kind == "event_reader" and not self.history_k:
             raise ValueError("policy.kind 'event_reader' reads HistoryWrapper's event slots: set history_k >= 1")
         if self.pretrain is not None and self.pretrain.hand_coef and self.policy.kind != "event_reader":
             raise ValueError(f"pretrain.hand_coef={self.pretrain.hand_coef} trains the event reader's hand "
                              f"belief; policy.kind is {self.policy.kind!r} (set hand_coef 0)")  # fmt: skip
-        if self.shaping and self.game not in COOPERATIVE_GAMES:
-            raise ValueError(f"shaping={self.shaping}: only The Brain has a progress measure; "
+        if self.shaping and spec.progress is None:
+            raise ValueError(f"shaping={self.shaping}: {self.game} has no progress measure; "
                              f"set 0 for {self.game}")  # fmt: skip
         if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
             raise ValueError(f"ppo.batch_size={self.ppo.batch_size} is larger than a rollout "
@@ -221,10 +236,17 @@ class TrainConfig(_Strict):
         return self
 
     @property
-    def num_players(self) -> int:
-        from braincards.envs import make
+    def spec(self) -> GameSpec:
+        """The game's spec (what every layer reads instead of branching on the game id)."""
+        return self._spec
 
-        return len(make(self.game, raw=True, **self.env).possible_agents)
+    @property
+    def num_players(self) -> int:
+        return self._num_players
+
+
+def _games() -> list[str]:
+    return sorted(SPECS)
 
 
 def check_rllib_backend(cfg: TrainConfig) -> None:
@@ -258,8 +280,6 @@ def _describe(err: ValidationError, source: str) -> str:
 
 def _model_at(loc) -> type[BaseModel] | None:
     """The config model at a location of a validation error (for listing allowed keys)."""
-    from typing import get_args
-
     model: type[BaseModel] | None = TrainConfig
     for part in loc:
         if isinstance(part, int) or model is None:
@@ -282,22 +302,56 @@ def _is_number(text: str) -> bool:
 
 def parse_train_config(data: Any, source: str = "config") -> TrainConfig:
     """Validate a mapping as a :class:`TrainConfig` (ConfigError naming every bad key)."""
-    from braincards.envs import make
-
-    from .checkpoint import check_env_options
-
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: a training config is a mapping, got {type(data).__name__}")
     try:
-        cfg = TrainConfig.model_validate(data)
+        return TrainConfig.model_validate(data)
     except ValidationError as err:
         raise ConfigError(_describe(err, source)) from None
-    try:  # every env option (name and value) is checked by the env itself
-        check_env_options(cfg.game, cfg.env)
-        make(cfg.game, **cfg.env).close()
-    except (TypeError, ValueError) as err:
-        raise ConfigError(f"{source}: invalid training config:\n  env: {err}") from None
-    return cfg
+
+
+def read_yaml(path: str | Path, what: str = "config file") -> Any:
+    """The data of a YAML file (``{}`` for an empty one); ValueError if it is missing or
+    not valid YAML."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"{what} {path} does not exist")
+    try:
+        data = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as err:
+        raise ValueError(f"{what} {path} is not valid YAML: {err}") from None
+    return {} if data is None else data
+
+
+def parse_sets(items: list[str] | None) -> dict[str, Any]:
+    """``--set KEY=VALUE`` options -> ``{KEY: value}`` (each value parsed as YAML)."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--set {item!r}: expected KEY=VALUE")
+        if not key.strip():
+            raise ValueError(f"--set {item!r}: empty key; expected KEY=VALUE")
+        try:
+            out[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError as err:
+            raise ValueError(f"--set {item!r}: bad value: {err}") from None
+    return out
+
+
+def load_env_config(path: str | None, sets: list[str] | None) -> dict:
+    """An env config from a YAML file (a mapping of env options, or a mapping with an
+    ``env`` mapping inside) plus ``--set KEY=VALUE`` overrides (values parsed as YAML)."""
+    config: dict = {}
+    if path:
+        data = read_yaml(path)
+        if isinstance(data, dict) and isinstance(data.get("env"), dict):
+            data = data["env"]
+        if not isinstance(data, dict):
+            raise ValueError(f"config file {path} must hold a mapping of env options")
+        config.update(data)
+    config.update(parse_sets(sets))
+    return config
 
 
 def set_key(data: dict, dotted: str, value: Any) -> None:
@@ -316,8 +370,6 @@ def set_key(data: dict, dotted: str, value: Any) -> None:
 
 def load_train_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """Read a YAML training config and apply ``overrides`` (dotted keys -> values)."""
-    from .commands import read_yaml
-
     data = read_yaml(path, "training config")
     if isinstance(data, dict):
         for key, value in (overrides or {}).items():

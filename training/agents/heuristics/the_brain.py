@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from braincards.envs import the_brain
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import (
     COLOR_OF,
@@ -39,7 +40,7 @@ from braincards.envs.the_brain.cards import (
     TARGET_OF,
 )
 
-from ..policies import legal_actions
+from ..policy import legal_actions
 from .base import LayoutPlayer
 
 # the one remove card for each object / color (R-B1's Latin square has exactly one each)
@@ -103,6 +104,7 @@ class _View:
 class TheBrainHeuristic(LayoutPlayer):
     """Rule-based The Brain player (see the module docstring). Deterministic."""
 
+    GAME = the_brain.SPEC.id
     name = "heuristic"
     PIECES = ("decision", "own_hand", "domains", "display_top", "stacks", "limit")
 

@@ -3,7 +3,7 @@
 Sparse, end-of-game rewards make self-play slow to start on The Brain (a random team plays
 out about 9 of 36 cards and never wins). With ``pretrain`` in the config, the trainer first
 records games in which ``teacher`` (any policy spec: ``heuristic``, a checkpoint, ...) plays
-the learner's seats - the same :class:`~braincards.training.learner_env.LearnerEnv` the
+the learner's seats - the same :class:`~braincards.training.learning.learner_env.LearnerEnv` the
 learner will train in, so the same seats, opponents and observations - and fits the policy
 head to the teacher's actions (masked cross-entropy) and the value head to the discounted
 returns of those games (mean squared error). PPO then starts from there.
@@ -29,9 +29,11 @@ import collections
 from collections.abc import Sequence
 
 import numpy as np
+import torch
 
+from ..agents.event_reader import IGNORE, hand_targets
+from ..agents.specs import make_policy
 from .learner_env import LearnerEnv
-from .policies import make_policy
 
 DAGGER_BATCH = 64  # DAgger games played side by side
 
@@ -115,8 +117,6 @@ def record_games(envs: Sequence[LearnerEnv], teachers: Sequence[list], games: in
 
 def _argmax_actions(network, obs: np.ndarray, masks: np.ndarray) -> list[int]:
     """The network's most likely legal action for each row."""
-    import torch
-
     with torch.no_grad():
         dist = network.get_distribution(torch.as_tensor(obs), action_masks=masks)
         return dist.distribution.probs.argmax(-1).tolist()
@@ -128,8 +128,6 @@ def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
     ``held_out_agreement`` (the same games before fitting them: the policy's agreement on
     games it had not trained on, on its own states with DAgger) and value loss. ``envs``
     play the games side by side (:func:`record_games`; :func:`pretrain_envs` builds them)."""
-    import torch
-
     p = cfg.pretrain
     rng = np.random.default_rng([cfg.seed, 7])
     teachers = [[make_policy(p.teacher, cfg.game, cfg.env) for _ in env.agents] for env in envs]
@@ -174,8 +172,6 @@ def _fit(policy, opt, p, rng, obs_t, masks_t, act_t, ret_t, hand_t) -> None:
     """``p.epochs`` passes of minibatch Adam over the samples: masked cross-entropy to the
     teacher's actions, the value head's squared error, and the hand loss if ``hand_t``; the
     policy is left in evaluation mode."""
-    import torch
-
     policy.set_training_mode(True)
     for _ in range(p.epochs):
         order = torch.as_tensor(rng.permutation(len(obs_t)))
@@ -218,8 +214,6 @@ def _batches(n: int, size: int = 4096) -> list[slice]:
 
 def _agreement(policy, obs_t, masks: np.ndarray, act_t) -> float:
     """Share of the decisions where the policy's most likely action is the teacher's."""
-    import torch
-
     right = 0
     with torch.no_grad():
         for b in _batches(len(obs_t)):
@@ -230,8 +224,6 @@ def _agreement(policy, obs_t, masks: np.ndarray, act_t) -> float:
 
 def _hand_target(policy, env: LearnerEnv):
     """obs -> hand targets for an :class:`EventReaderPolicy` (ValueError for another policy)."""
-    from .event_reader import hand_targets
-
     if not hasattr(policy, "hand_logits"):
         raise ValueError(f"pretrain.hand_coef needs policy.kind 'event_reader', not a {type(policy).__name__}")
     own = env.raw.observation_layout()["own_positions"]
@@ -242,18 +234,12 @@ def _hand_target(policy, env: LearnerEnv):
 
 def _hand_loss(logits, hand_t):
     """Cross-entropy of the hand belief ``logits`` against the replayed motifs."""
-    import torch
-
-    from .event_reader import IGNORE
-
     return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), hand_t.reshape(-1),
                                              ignore_index=IGNORE)  # fmt: skip
 
 
 def _hand_accuracy(policy, obs_t, hand_t) -> float:
     """Share of the held hand positions whose most likely belief is the replayed motif."""
-    import torch
-
     right = held = 0
     with torch.no_grad():
         for b in _batches(len(obs_t)):

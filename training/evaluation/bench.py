@@ -10,19 +10,22 @@ Makefile's ``bench`` target makes a separate venv with it; braincards never depe
 from __future__ import annotations
 
 import argparse
-import importlib
 import time
 
 import numpy as np
 
-BRAINCARDS_CASES = [
-    ("the_brain_v0", {"num_players": 2}),
-    ("the_brain_v0", {"num_players": 3}),
-    ("the_brain_v0", {"num_players": 4}),
-    ("oh_my_brain_v0", {"num_players": 3}),
-    ("brilliant_boar_v0", {"num_players": 3}),
-]
-PEERS = [("connect_four_v3", "pettingzoo.classic.connect_four_v3"), ("leduc_holdem_v4", "pettingzoo.classic.leduc_holdem_v4")]
+from braincards.envs import SPECS, make
+
+try:  # optional: PettingZoo's classic games (pettingzoo[classic]), the peers we compare with
+    from pettingzoo.classic import connect_four_v3, leduc_holdem_v4
+except ImportError as err:  # `make bench` installs them in .bench-venv
+    PEERS, PEERS_MISSING = {}, str(err)
+else:
+    PEERS, PEERS_MISSING = {"connect_four_v3": connect_four_v3.env, "leduc_holdem_v4": leduc_holdem_v4.env}, ""
+
+# every game at every multi-player count
+BRAINCARDS_CASES = [(spec.id, {"num_players": n}) for spec in SPECS.values()
+                    for n in range(max(2, spec.players[0]), spec.players[1] + 1)]  # fmt: skip
 REFERENCE = "leduc_holdem_v4"
 
 
@@ -48,23 +51,12 @@ def measure(env, seconds: float, seed: int = 0) -> tuple[float, int]:
 
 
 def run(seconds: float, repeats: int, only: list[str] | None = None) -> list[dict]:
-    from braincards.envs import make
-
-    cases = []
-    for name, config in BRAINCARDS_CASES:
-        if only and name not in only:
-            continue
-        try:
-            cases.append((f"{name} {config}", lambda name=name, config=config: make(name, **config)))
-        except Exception as err:  # pragma: no cover - a game not installed
-            print(f"skipping {name}: {err}")
-    for name, module in PEERS:
-        try:
-            mod = importlib.import_module(module)
-        except ImportError as err:
-            print(f"skipping PettingZoo's {name} ({err}); `make bench` installs pettingzoo[classic] in .bench-venv")
-            continue
-        cases.append((name, mod.env))
+    cases = [(f"{name} {config}", lambda name=name, config=config: make(name, **config))
+             for name, config in BRAINCARDS_CASES if not only or name in only]  # fmt: skip
+    if PEERS_MISSING:
+        print(f"skipping PettingZoo's classic games ({PEERS_MISSING}); `make bench` installs "
+              "pettingzoo[classic] in .bench-venv")  # fmt: skip
+    cases += list(PEERS.items())
     rows = []
     for label, factory in cases:
         best = 0.0

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..policies import legal_actions
+from braincards.envs import oh_my_brain
+
+from ..policy import legal_actions
 from .base import LayoutPlayer
 
 NUM_VALUES = 20
@@ -36,6 +38,7 @@ PLAY_ACTION = 33  # 33 + v * maxc + (k - 1)
 class OhMyBrainHeuristic(LayoutPlayer):
     """Rule-based Oh My Brain player (see the module docstring). Deterministic."""
 
+    GAME = oh_my_brain.SPEC.id
     name = "heuristic"
     PIECES = ("decision", "own_hand", "own_graveyard", "pending", "brains", "hand_sizes",
               "graveyard_sizes")  # fmt: skip

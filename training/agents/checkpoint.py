@@ -25,17 +25,29 @@ import json
 import os
 import platform
 import zipfile
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+from gymnasium import spaces as gym_spaces
+from safetensors.torch import load as st_load
+from safetensors.torch import save as st_save
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
+
+from braincards.envs import get_spec
+
+from .event_reader import EventReaderPolicy
 
 CHECKPOINT_FORMAT = "braincards-checkpoint"
 CHECKPOINT_VERSION = 2
 # who trained it (informational; loading depends on the policy class only)
 ALGORITHMS = ("MaskablePPO", "RecurrentPPO", "RLlibPPO")
-# policy classes a checkpoint may name -> where they live; nothing else is ever imported
+# the policy classes a checkpoint may name; nothing else is ever built
 POLICY_CLASSES = {
-    "MaskableActorCriticPolicy": "sb3_contrib.common.maskable.policies:MaskableActorCriticPolicy",
-    "RecurrentActorCriticPolicy": "sb3_contrib.common.recurrent.policies:RecurrentActorCriticPolicy",
-    "EventReaderPolicy": "braincards.training.event_reader:EventReaderPolicy",
+    cls.__name__: cls for cls in (MaskableActorCriticPolicy, RecurrentActorCriticPolicy, EventReaderPolicy)
 }
 ACTIVATIONS = ("tanh", "relu")
 # policy keyword arguments a checkpoint may set, with their JSON types
@@ -74,8 +86,6 @@ def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
 
 
 def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
     out = {"python": platform.python_version()}
     for dist in ("braincards", "torch", "stable-baselines3", "sb3-contrib", "gymnasium",
                  "pettingzoo", "numpy", "safetensors"):  # fmt: skip
@@ -86,75 +96,9 @@ def _versions() -> dict[str, str]:
     return out
 
 
-# ---------------------------------------------------------------------------- spaces
-def check_env_options(game: str, config: dict) -> None:
-    """Raise a clear ValueError for a config key that ``game``'s env does not take (the env
-    itself would raise a TypeError about an unexpected keyword argument)."""
-    import importlib
-    import inspect
-
-    from braincards.envs import ENVS
-
-    if game not in ENVS:
-        raise ValueError(f"unknown game {game!r}; known games: {sorted(ENVS)}")
-    params = inspect.signature(importlib.import_module(ENVS[game]).raw_env).parameters
-    known = [k for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    for key in config:
-        if key not in known:
-            raise ValueError(f"unknown option {key!r} for {game}; its options: {known}")
-
-
-def observation_layout(game: str, config: dict | None = None) -> dict:
-    """``observation_layout()`` of ``game``'s env built with ``config`` (options checked
-    first), what the rule-based players and search policies are built from."""
-    from braincards.envs import make
-
-    config = dict(config or {})
-    check_env_options(game, config)
-    env = make(game, **config)
-    layout = env.unwrapped.observation_layout()
-    env.close()
-    return layout
-
-
-# games whose observations can carry a history of public events, and the wrapper that adds it
-HISTORY_WRAPPERS = {"brilliant_boar_v0": "braincards.envs.brilliant_boar.history:HistoryWrapper"}
-
-
-def history_wrapper(game: str):
-    """The history wrapper class of ``game`` (ValueError if it has none)."""
-    import importlib
-
-    if game not in HISTORY_WRAPPERS:
-        raise ValueError(f"{game} has no history wrapper; games with one: {sorted(HISTORY_WRAPPERS)}")
-    module, cls = HISTORY_WRAPPERS[game].split(":")
-    return getattr(importlib.import_module(module), cls)
-
-
-def make_table(game: str, config: dict, history_k: int = 0):
-    """The raw env of ``game`` (``history_k > 0``: behind its history wrapper with k slots)."""
-    from braincards.envs import make
-
-    raw = make(game, raw=True, **config)
-    return history_wrapper(game)(raw, k=history_k) if history_k else raw
-
-
-def env_spaces(game: str, config: dict | None = None, history_k: int = 0) -> dict:
-    """Observation shape and action count of ``game`` under ``config`` (one env built)."""
-    check_env_options(game, dict(config or {}))
-    env = make_table(game, dict(config or {}), history_k)
-    agent = env.possible_agents[0]
-    obs_space = env.observation_space(agent)["observation"]
-    out = {"observation_shape": list(obs_space.shape), "action_n": int(env.action_space(agent).n)}
-    env.close()
-    return out
-
-
 # ---------------------------------------------------------------------------- writing
 def policy_spec(policy) -> dict:
     """The JSON description of an SB3 policy's architecture: ``{"class", "kwargs"}``."""
-    import torch.nn as nn
-
     cls = type(policy).__name__
     if cls not in POLICY_CLASSES:
         raise ValueError(f"braincards checkpoints hold {sorted(POLICY_CLASSES)}, not a {cls}")
@@ -180,8 +124,6 @@ def policy_spec(policy) -> dict:
 
 def _optimizer_parts(optimizer) -> tuple[dict, dict]:
     """An optimizer's state as (flat tensors, JSON): ``state.{param}.{name}`` tensors."""
-    import torch
-
     sd = optimizer.state_dict()
     tensors, scalars = {}, {}
     for idx, st in sd["state"].items():
@@ -217,18 +159,13 @@ def write_checkpoint(
     optimizer) is stored too when given, so that training can be resumed exactly. The
     spaces are checked against the env: a checkpoint that would not load is never written.
     """
-    from safetensors.torch import save as st_save
-
-    from braincards.envs import ENVS
-
-    if game not in ENVS:
-        raise ValueError(f"unknown game {game!r}; known games: {sorted(ENVS)}")
+    spec = get_spec(game)
     if algo not in ALGORITHMS:
         raise ValueError(f"unknown algo {algo!r}; known: {list(ALGORITHMS)}")
     config = dict(env_config or {})
     history_k = int(history_k or 0)
     check_policy_spec(policy, "the policy description")
-    spaces = env_spaces(game, config, history_k)
+    spaces = spec.spaces(config, history_k)
     tensors = {k: v.detach().cpu().contiguous() for k, v in state_dict.items()}
     _check_finite(tensors, "the policy to save")
     meta = {
@@ -251,7 +188,7 @@ def write_checkpoint(
     if extra:
         meta.update(extra)
     # the tensors must build the described network for these spaces (fail now, not at load)
-    _build_policy(meta, tensors, "the policy to save")
+    build_policy(meta, tensors, "the policy to save")
     zip_path, json_path = checkpoint_paths(path)
     zip_path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -289,7 +226,7 @@ def save_checkpoint(
         raise ValueError(f"save_checkpoint supports MaskablePPO and RecurrentPPO, got a {algo}")
     obs_shape = list(model.observation_space.shape)
     action_n = int(model.action_space.n)
-    expected = env_spaces(game, config, int(history_k or 0))
+    expected = get_spec(game).spaces(config, int(history_k or 0))
     if expected != {"observation_shape": obs_shape, "action_n": action_n}:
         raise CheckpointError(
             f"the model's spaces (observation {obs_shape}, {action_n} actions) do not fit "
@@ -402,7 +339,7 @@ def check_fits(meta: dict, game: str | None, config: dict | None, where: str = "
         raise CheckpointError(f"{where} was trained for {meta['game']}, not {game}")
     k = meta.get("history_k", 0)
     try:
-        spaces = env_spaces(game, meta["env_config"] if config is None else config, k)
+        spaces = get_spec(game).spaces(meta["env_config"] if config is None else config, k)
     except (TypeError, ValueError) as err:
         if config is not None:
             raise
@@ -448,8 +385,6 @@ def _open_archive(zip_path: Path) -> zipfile.ZipFile:
 
 
 def _read_tensors(zf: zipfile.ZipFile, member: str, zip_path: Path) -> dict:
-    from safetensors.torch import load as st_load
-
     try:
         tensors = st_load(zf.read(member))
     except Exception as err:  # safetensors raises its own SafetensorError on a damaged buffer
@@ -459,8 +394,6 @@ def _read_tensors(zf: zipfile.ZipFile, member: str, zip_path: Path) -> dict:
 
 
 def _check_finite(tensors: dict, where: str) -> None:
-    import torch
-
     for name, t in tensors.items():
         if t.is_floating_point() and not bool(torch.isfinite(t).all()):
             raise CheckpointError(f"{where}: tensor {name!r} holds non-finite values (NaN or inf)")
@@ -483,21 +416,14 @@ def read_checkpoint(path: str | os.PathLike, *, optimizer: bool = False) -> tupl
     return meta, tensors, opt
 
 
-def _build_policy(meta: dict, tensors: dict, where: str):
+def build_policy(meta: dict, tensors: dict, where: str):
     """The policy network described by ``meta`` with ``tensors`` loaded (strict)."""
-    import importlib
-
-    import numpy as np
-    import torch.nn as nn
-    from gymnasium import spaces
-
     spec = meta["policy"]
-    module, cls_name = POLICY_CLASSES[spec["class"]].split(":")
-    cls = getattr(importlib.import_module(module), cls_name)
+    cls = POLICY_CLASSES[spec["class"]]
     kwargs = dict(spec["kwargs"])
     kwargs["activation_fn"] = {"tanh": nn.Tanh, "relu": nn.ReLU}[kwargs.get("activation_fn", "tanh")]
-    obs_space = spaces.Box(0.0, 1.0, tuple(meta["observation_shape"]), np.float32)
-    act_space = spaces.Discrete(int(meta["action_n"]))
+    obs_space = gym_spaces.Box(0.0, 1.0, tuple(meta["observation_shape"]), np.float32)
+    act_space = gym_spaces.Discrete(int(meta["action_n"]))
     try:
         policy = cls(obs_space, act_space, lambda _: 0.0, **kwargs)
     except ValueError as err:  # the event reader's numbers do not fit its spaces
@@ -530,12 +456,12 @@ def load_checkpoint_policy(path: str | os.PathLike):
     """(metadata, rebuilt SB3 policy network in eval mode) of a checkpoint."""
     meta, tensors, _ = read_checkpoint(path)
     zip_path, _ = checkpoint_paths(path)
-    return meta, _build_policy(meta, tensors, f"checkpoint {zip_path}")
+    return meta, build_policy(meta, tensors, f"checkpoint {zip_path}")
 
 
 __all__ = [
     "ALGORITHMS", "CHECKPOINT_FORMAT", "CHECKPOINT_VERSION", "CheckpointError", "POLICY_CLASSES",
-    "check_env_options", "check_fits", "checkpoint_paths", "env_spaces", "history_wrapper",
-    "load_checkpoint_policy", "load_optimizer_state", "make_table", "policy_spec",
-    "read_checkpoint", "read_metadata", "save_checkpoint", "write_checkpoint",
+    "build_policy", "check_fits", "checkpoint_paths", "load_checkpoint_policy",
+    "load_optimizer_state", "policy_spec", "read_checkpoint", "read_metadata", "save_checkpoint",
+    "write_checkpoint",
 ]  # fmt: skip

@@ -1,9 +1,9 @@
-"""``braincards oracle``: the share of The Brain deals a team could win with every card known.
+"""The oracle: the share of The Brain deals a team could win with every card known.
 
 Deal ``g`` of a run with seed ``S`` is the env reset with ``derive_seed(S, g)``: exactly the
 deal of game ``g`` in ``braincards evaluate ... --seed S`` with the same config, so the
 oracle's figure is the upper bound for any team on those deals. Each deal is solved by
-:class:`braincards.training.search.the_brain.Solver` under a node budget; a deal whose search
+:class:`braincards.training.agents.search.solver.Solver` under a node budget; a deal whose search
 runs out of budget is counted as unknown, never as won or lost.
 """
 
@@ -11,27 +11,25 @@ from __future__ import annotations
 
 import time
 
-from ..stats import interval_dict, wilson_interval
-from .the_brain import LOSS, UNKNOWN, WIN, Solver
+from braincards.envs import derive_seed, the_brain
+
+from ..agents.search.solver import LOSS, UNKNOWN, WIN, Solver
+from .stats import interval_dict, wilson_interval
 
 DIFFICULTIES = ("amateur", "robber", "cat_burglar")
 
 
 def oracle_cell(config: dict, deals: int, seed: int = 0, nodes: int | None = 200_000) -> dict:
     """Solve ``deals`` deals of The Brain under ``config`` (env options); JSON-safe result."""
-    from braincards.envs import make
-
-    from ..evaluate import derive_seed
-    from ..policies import check_env_options
-
-    check_env_options("the_brain_v0", config)
+    spec = the_brain.SPEC
+    config = spec.check_options(config)
     deals = int(deals)
     if deals < 1:
         raise ValueError(f"deals={deals} must be >= 1")
     if nodes is not None and int(nodes) < 1:
         raise ValueError(f"nodes={nodes} must be >= 1")
     derive_seed(seed)
-    raw = make("the_brain_v0", raw=True, **config)
+    raw = spec.raw_env(**config)
     counts = {WIN: 0, LOSS: 0, UNKNOWN: 0}
     total_nodes = 0
     start = time.perf_counter()
@@ -90,40 +88,3 @@ def format_oracle(result: dict) -> str:
             f"{c['seconds'] / c['deals']:.3f} |"
         )
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------- CLI
-def add_oracle(sub) -> None:
-    """The ``oracle`` subcommand (added to ``braincards``' parser by training/cli.py)."""
-    p = sub.add_parser("oracle", help="The Brain: share of deals winnable with every card known",
-                       description=__doc__.splitlines()[0])  # fmt: skip
-    p.add_argument("game", help="the_brain (the only cooperative game)")
-    p.add_argument("--players", type=int, nargs="+", default=[3], help="player counts (default 3)")
-    p.add_argument("--difficulty", nargs="+", default=list(DIFFICULTIES),
-                   help="difficulties (or integer limits); default all three")  # fmt: skip
-    p.add_argument("--deals", type=int, default=200, help="deals per config (default 200)")
-    p.add_argument("--seed", type=int, default=0, help="deal g is the env reset with derive_seed(seed, g)")
-    p.add_argument("--nodes", type=int, default=200_000,
-                   help="node budget per deal (0: none); a deal over budget is counted unknown")  # fmt: skip
-    p.add_argument("--config", default=None, metavar="FILE.yaml", help="other env options (YAML)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override one env option, e.g. hand_size=4 (repeatable)")  # fmt: skip
-    p.add_argument("--json", default=None, metavar="PATH", help="also write the result as JSON")
-    p.set_defaults(func=cmd_oracle)
-
-
-def cmd_oracle(args) -> int:
-    from ..commands import load_config, write_json_result
-
-    if args.game != "the_brain_v0":
-        raise ValueError(f"the oracle solves The Brain only, not {args.game}")
-    config = load_config(args.config, args.set)
-    for key in ("num_players", "difficulty"):
-        if key in config:
-            raise ValueError(f"give {key} with --players / --difficulty, not in the config")
-    difficulties = [int(d) if str(d).isdigit() else d for d in args.difficulty]
-    result = oracle(args.players, difficulties, deals=args.deals, seed=args.seed,
-                    nodes=args.nodes or None, config=config)  # fmt: skip
-    print(format_oracle(result))
-    write_json_result(args.json, result)
-    return 0

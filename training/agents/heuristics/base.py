@@ -4,12 +4,25 @@ reads them by name."""
 
 from __future__ import annotations
 
+from braincards.envs import get_spec
+
 
 class LayoutPlayer:
     """Base of the heuristics: ``PIECES`` names the observation pieces the player reads."""
 
     name = "heuristic"
+    GAME: str = ""  # the id of the game it plays (its spec's)
     PIECES: tuple[str, ...] = ()
+
+    @classmethod
+    def for_game(cls, game: str, config: dict | None = None, seed: int | None = None, **kwargs):
+        """A player for ``game`` built from the env's layout under ``config`` (a ValueError
+        when it plays another game, or for a bad config)."""
+        if game != cls.GAME:
+            raise ValueError(f"the {cls.name} policy plays {get_spec(cls.GAME).title} only "
+                             f"({cls.GAME} only), not {game}")  # fmt: skip
+        config = dict(config or {})
+        return cls(get_spec(game).observation_layout(config), config, seed=seed, **kwargs)
 
     def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None):
         missing = [k for k in self.PIECES if k not in layout]

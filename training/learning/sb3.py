@@ -1,15 +1,15 @@
-"""``braincards train``: fit a policy with sb3-contrib's MaskablePPO, from a YAML config.
+"""The SB3 trainer (``braincards train``): fit a policy with sb3-contrib's MaskablePPO, from a YAML config.
 
 Read top to bottom:
 
-1. the config (:mod:`braincards.training.config`) names the game, env, hyperparameters,
+1. the config (:mod:`braincards.training.learning.config`) names the game, env, hyperparameters,
    opponent pool and evaluation schedule;
-2. ``n_envs`` copies of :class:`~braincards.training.learner_env.LearnerEnv` (team mode for
+2. ``n_envs`` copies of :class:`~braincards.training.learning.learner_env.LearnerEnv` (team mode for
    The Brain: one shared policy plays every seat; seat mode for the competitive games: the
    learner's seat is drawn each episode and the opponent pool plays the others);
 3. MaskablePPO learns; a callback keeps the rolling win rate, adds frozen snapshots of the
    learner to the opponent pool on the schedule, and evaluates the learner through
-   :func:`~braincards.training.evaluate.evaluate` every ``evaluation.every`` timesteps;
+   :func:`~braincards.training.learning.schedule.run_evaluation` every ``evaluation.every`` timesteps;
 4. ``best`` (highest primary evaluation score) and ``last`` checkpoints (the safe format,
    evaluation results in their metadata; ``last`` also holds the optimizer so that
    ``--resume`` continues from there), TensorBoard logs under ``tb/``, ``evaluations.json``,
@@ -28,9 +28,15 @@ import sys
 import time
 from pathlib import Path
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
+import torch.nn as nn
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper, VecMonitor
 
-from .checkpoint import (
+from ..agents.checkpoint import (
     CheckpointError,
     check_fits,
     checkpoint_paths,
@@ -39,21 +45,22 @@ from .checkpoint import (
     read_checkpoint,
     save_checkpoint,
 )
-from .config import TrainConfig, check_rllib_backend, config_dict
-from .evaluate import evaluate
+from ..agents.event_reader import EventReaderPolicy
+from ..agents.network import CheckpointPolicy, set_torch_threads
+from ..evaluation.stats import fmt_interval
+from .config import TrainConfig, config_dict
 from .learner_env import LearnerEnv, OpponentPool
-from .policies import CheckpointPolicy, set_torch_threads
-from .stats import fmt_interval
+from .pretrain import pretrain, pretrain_envs
+from .schedule import SnapshotSchedule, baseline_evaluation, run_evaluation
+
+matplotlib.use("Agg")
 
 SNAPSHOTS = "snapshots"  # the run folder's subfolder of frozen learner snapshots (seat mode)
 
 
 # ---------------------------------------------------------------------------- envs
-def make_learner_env(cfg_json: dict, index: int) -> LearnerEnv:
+def make_learner_env(cfg: TrainConfig, index: int) -> LearnerEnv:
     """Env ``index`` of a run (module-level, so SubprocVecEnv can pickle it)."""
-    from .config import TrainConfig
-
-    cfg = TrainConfig.model_validate(cfg_json)
     set_torch_threads(cfg.torch_threads)
     pool = None
     if cfg.mode == "seat":
@@ -66,13 +73,6 @@ def make_learner_env(cfg_json: dict, index: int) -> LearnerEnv:
 
 def make_vec_env(cfg: TrainConfig):
     """``n_envs`` learner envs in a DummyVecEnv or SubprocVecEnv, timed and monitored."""
-    from stable_baselines3.common.vec_env import (
-        DummyVecEnv,
-        SubprocVecEnv,
-        VecEnvWrapper,
-        VecMonitor,
-    )
-
     class TimedVecEnv(VecEnvWrapper):
         """Counts the seconds spent inside the envs (steps and resets, opponents' moves
         included) to report the env's share of the wall time."""
@@ -96,7 +96,7 @@ def make_vec_env(cfg: TrainConfig):
         def step_wait(self):
             return self._timed(self.venv.step_wait)
 
-    fns = [functools.partial(make_learner_env, config_dict(cfg), i) for i in range(cfg.n_envs)]
+    fns = [functools.partial(make_learner_env, cfg, i) for i in range(cfg.n_envs)]
     if cfg.vec_env == "subproc":
         venv = SubprocVecEnv(fns, start_method="fork" if sys.platform != "win32" else "spawn")
     else:
@@ -106,15 +106,10 @@ def make_vec_env(cfg: TrainConfig):
 
 # ---------------------------------------------------------------------------- model
 def build_model(cfg: TrainConfig, venv, tensorboard_dir: str | None):
-    import torch.nn as nn
-    from sb3_contrib import MaskablePPO
-
     p, pol = cfg.ppo, cfg.policy
     arch = list(pol.net_arch)
     kwargs = {"activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[pol.activation]}
     if pol.kind == "event_reader":
-        from .event_reader import EventReaderPolicy
-
         policy = EventReaderPolicy
         kwargs.update(net_arch={"pi": [], "vf": arch}, history_k=cfg.history_k,
                       reader_hidden=pol.reader_hidden, reader_positions=pol.reader_positions)  # fmt: skip
@@ -160,93 +155,30 @@ def resume(model, cfg: TrainConfig, path: str) -> int:
     return model.num_timesteps
 
 
-# ---------------------------------------------------------------------------- evaluation
-def evaluation_tables(cfg: TrainConfig) -> list[tuple[str, list]]:
-    """(name, seats) of every evaluation: the learner is ``"learner"`` in the seat lists."""
-    n = cfg.num_players
-    if cfg.mode == "team":
-        tables = [("team" if n > 1 else "solo", ["learner"] * n)]
-        if n > 1:
-            tables += [(f"with {p}", ["learner"] + [p] * (n - 1)) for p in cfg.evaluation.partners]
-        return tables
-    return [(f"vs {o}", ["learner"] + [o] * (n - 1)) for o in cfg.evaluation.opponents]
-
-
-def run_evaluation(policy, cfg: TrainConfig, games: int | None = None, workers: int = 1) -> dict:
-    """Evaluate ``policy`` at every table of :func:`evaluation_tables`; returns
-    ``{table: {"win_rate", "mean_score", "games"}}`` (team rates for cooperative games,
-    the learner's seat-games otherwise) and the primary score under ``"primary"``.
-    ``workers`` processes play the games (``evaluate``'s: the same results as one)."""
-    out: dict = {}
-    for name, seats in evaluation_tables(cfg):
-        seated = [policy if s == "learner" else s for s in seats]
-        r = evaluate(cfg.game, cfg.env, seats=seated, games=games or cfg.evaluation.games,
-                     seed=cfg.evaluation.seed, workers=workers, progress=False)  # fmt: skip
-        if "team" in r:
-            out[name] = {"win_rate": r["team"]["win_rate"], "mean_score": r["team"]["mean_score"],
-                         "games": r["games"]}  # fmt: skip
-        else:  # the learner's own seat-games (competitive games, solo Brilliant Boar)
-            d = r["policies"][policy.name]
-            out[name] = {"win_rate": d["win_rate"], "mean_score": d["mean_score"], "games": r["games"]}
-    first = next(iter(out.values()))
-    out["primary"] = first["win_rate"]["value"] + 1e-3 * first["mean_score"]["value"]
-    return out
-
-
-def baseline_evaluation(cfg: TrainConfig, workers: int = 1) -> dict:
-    """The same evaluation with the game's heuristic in the learner's seats (reference)."""
-    from .policies import make_policy
-
-    heuristic = make_policy("heuristic", cfg.game, cfg.env)
-    heuristic.name = "heuristic (in the learner's seats)"
-    return run_evaluation(heuristic, cfg, workers=workers)
-
-
 # ---------------------------------------------------------------------------- callback
-def _callback_class():
-    from stable_baselines3.common.callbacks import BaseCallback
+class TrainerCallback(BaseCallback):
+    """Rolling win rate, the snapshot schedule, periodic evaluation and checkpoints."""
 
-    class TrainerCallback(BaseCallback):
-        """Rolling win rate, snapshot schedule, periodic evaluation and checkpoints."""
+    def __init__(self, trainer):
+        super().__init__()
+        self.t = trainer
+        self.next_eval = trainer.start_timesteps + trainer.cfg.evaluation.every
+        self.snapshots = SnapshotSchedule(trainer.cfg, trainer.start_timesteps)
 
-        def __init__(self, trainer):
-            super().__init__()
-            self.t = trainer
-            self.window: list[bool] = []
-            self.next_eval = trainer.start_timesteps + trainer.cfg.evaluation.every
-            self.next_snapshot = None
-            every = trainer.cfg.opponents.snapshot_every
-            if every:
-                self.next_snapshot = trainer.start_timesteps + every
+    def _on_step(self) -> bool:
+        self.snapshots.record(info["win"] for info in self.locals.get("infos", []) if "win" in info)
+        if self.snapshots.win_rate is not None:
+            self.logger.record("rollout/win_rate", self.snapshots.win_rate)
+        if self.snapshots.due(self.num_timesteps):
+            self.t.add_snapshot()
+        return True
 
-        def _on_step(self) -> bool:
-            cfg = self.t.cfg
-            for info in self.locals.get("infos", []):
-                if "win" in info:
-                    self.window.append(bool(info["win"]))
-            del self.window[: -cfg.opponents.snapshot_window]
-            if self.window:
-                self.logger.record("rollout/win_rate", float(np.mean(self.window)))
-            ts = self.num_timesteps
-            if cfg.mode == "seat":
-                due = self.next_snapshot is not None and ts >= self.next_snapshot
-                rate = cfg.opponents.snapshot_win_rate
-                full = len(self.window) >= cfg.opponents.snapshot_window
-                if due or (rate is not None and full and np.mean(self.window) >= rate):
-                    self.t.add_snapshot()
-                    self.window.clear()
-                    if self.next_snapshot is not None:
-                        self.next_snapshot = ts + cfg.opponents.snapshot_every
-            return True
-
-        def _on_rollout_start(self) -> None:
-            # evaluate here, after the previous rollout's update, so that a checkpoint saved
-            # at N timesteps holds the weights trained on those N timesteps
-            if self.num_timesteps >= self.next_eval:
-                self.t.evaluate_and_save(self.logger)
-                self.next_eval = self.num_timesteps + self.t.cfg.evaluation.every
-
-    return TrainerCallback
+    def _on_rollout_start(self) -> None:
+        # evaluate here, after the previous rollout's update, so that a checkpoint saved
+        # at N timesteps holds the weights trained on those N timesteps
+        if self.num_timesteps >= self.next_eval:
+            self.t.evaluate_and_save(self.logger)
+            self.next_eval = self.num_timesteps + self.t.cfg.evaluation.every
 
 
 # ---------------------------------------------------------------------------- trainer
@@ -287,15 +219,13 @@ class Trainer:
         self.baseline = baseline_evaluation(cfg, self.eval_workers)
         self.pretrained = None
         if cfg.pretrain is not None and not self.resume_from:
-            from .pretrain import pretrain, pretrain_envs
-
             t = time.perf_counter()
-            envs = pretrain_envs(cfg, functools.partial(make_learner_env, config_dict(cfg)))
+            envs = pretrain_envs(cfg, functools.partial(make_learner_env, cfg))
             self.pretrained = pretrain(self.model, cfg, envs, self.log)
             self.pretrained["seconds"] = round(time.perf_counter() - t, 1)
             self.evaluate_and_save(None)  # the learning curve starts from the cloned teacher
         t0, eval0 = time.perf_counter(), self.eval_seconds
-        self.model.learn(remaining, callback=_callback_class()(self),
+        self.model.learn(remaining, callback=TrainerCallback(self),
                          reset_num_timesteps=self.resume_from is None,
                          progress_bar=self.progress, tb_log_name="ppo")  # fmt: skip
         # the periodic evaluations run inside learn(): their time is not training time
@@ -401,11 +331,6 @@ def format_summary(summary: dict) -> str:
 def plot_learning_curve(history: list[dict], baseline: dict, path: Path, title: str) -> None:
     """Win rate (95% CI band) per evaluation table against timesteps; the heuristic's rate
     at the same tables as dashed lines."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
     names = [k for k in history[0] if k not in ("timesteps", "primary")]
     xs = [h["timesteps"] for h in history]
@@ -435,51 +360,3 @@ def train(cfg: TrainConfig, out_dir: str | Path, *, resume_from: str | None = No
     """Run one training (see the module docstring); returns the summary dict."""
     return Trainer(cfg, out_dir, resume_from=resume_from, progress=progress, log=log,
                    eval_workers=eval_workers).run()  # fmt: skip
-
-
-# ---------------------------------------------------------------------------- CLI
-def add_train_command(sub) -> None:
-    tr = sub.add_parser("train", help="train a policy from a YAML config (MaskablePPO, or RLlib)",
-                        description="Train a policy from a YAML training config (see the README).")  # fmt: skip
-    tr.add_argument("config", metavar="CONFIG.yaml", help="training config, e.g. configs/the_brain/train_3p.yaml")
-    tr.add_argument("--timesteps", type=int, default=None, help="override total_timesteps")
-    tr.add_argument("--seed", type=int, default=None, help="override seed")
-    tr.add_argument("--out", default=None, metavar="DIR", help="output folder (default: runs/<config>-seed<S>)")
-    tr.add_argument("--resume", default=None, metavar="CKPT", help="continue from a checkpoint (e.g. DIR/last)")
-    tr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a config key (dotted, value parsed as YAML), e.g. ppo.n_epochs=8")  # fmt: skip
-    tr.add_argument("--torch-threads", type=int, default=None, help="torch threads per process (default 1)")
-    tr.add_argument("--eval-workers", type=int, default=1, metavar="N",
-                    help="processes that play the evaluations (default 1; the results do not depend on it)")
-    tr.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
-                    help="sb3: MaskablePPO on this machine (default); rllib: Ray RLlib (braincards[rllib])")  # fmt: skip
-    tr.add_argument("--quiet", action="store_true", help="no progress bar")
-    tr.set_defaults(func=cmd_train)
-
-
-def cmd_train(args) -> int:
-    from .commands import parse_sets
-    from .config import load_train_config
-
-    overrides = parse_sets(args.set)
-    for key, value in (("total_timesteps", args.timesteps), ("seed", args.seed),
-                       ("torch_threads", args.torch_threads)):  # fmt: skip
-        if value is not None:
-            overrides[key] = value
-    cfg = load_train_config(args.config, overrides)
-    out = args.out or str(Path("runs") / f"{Path(args.config).stem}-seed{cfg.seed}")
-    if args.eval_workers < 1:
-        raise ValueError(f"--eval-workers {args.eval_workers}: the evaluation's worker processes, an integer >= 1")
-    if args.backend == "rllib":
-        if args.eval_workers != 1:
-            raise ValueError("--eval-workers is an option of the SB3 backend (not --backend rllib)")
-        check_rllib_backend(cfg)
-        try:
-            from .rllib.train import train_rllib
-        except ImportError as err:
-            raise ValueError(f"--backend rllib needs Ray RLlib: pip install 'braincards[rllib]' ({err})") from None
-        train_rllib(cfg, out, resume_from=args.resume, progress=not args.quiet)
-        return 0
-    train(cfg, out, resume_from=args.resume, progress=not args.quiet and sys.stderr.isatty(),
-          eval_workers=args.eval_workers)
-    return 0

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from braincards.envs import brilliant_boar
 from braincards.envs.brilliant_boar.history import EVENT_SIZE, MAX_K, recall_hand
 from braincards.envs.core.config import check_int
 
-from ..policies import legal_actions
+from ..policy import legal_actions
 from .base import LayoutPlayer
 
 NUM_MOTIFS = 9
@@ -46,6 +47,7 @@ UNKNOWN = -1
 class BrilliantBoarHeuristic(LayoutPlayer):
     """Rule-based Brilliant Boar player with its own memory (see the module docstring)."""
 
+    GAME = brilliant_boar.SPEC.id
     name = "heuristic"
     PIECES = ("decision", "pile_top", "middle", "own_positions", "pending")
 

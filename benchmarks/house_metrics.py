@@ -1,0 +1,171 @@
+"""Measure the shape of the code base: the numbers the house redesign is judged by.
+
+Run from the repository root (no braincards import needed, the files are read as text):
+
+    python benchmarks/house_metrics.py            # a table
+    python benchmarks/house_metrics.py --json     # the same as JSON
+
+* import cycles - strongly connected groups of modules of the package (imports at any depth,
+  relative ones resolved, and ``"braincards.x.y:Name"`` strings that importlib loads), and the
+  module pairs that import each other;
+* imports inside functions - ``import`` statements below a ``def`` in ``training/``;
+* functions over 60 lines - in ``envs/`` and ``training/``, rules engines (``rules.py``) aside;
+* the largest module of ``training/``, the README's size, and the lines of ``training/`` that
+  hold a game id in quotes (``"the_brain...``, ``"oh_my_brain...``, ``"brilliant_boar...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {"envs": "braincards.envs", "training": "braincards.training"}
+GAME_ID = re.compile(r"""["'](the_brain|oh_my_brain|brilliant_boar)""")
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for folder, prefix in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join((prefix, *parts))] = path
+    return out
+
+
+def imported(name: str, path: Path, tree: ast.AST, known: set[str]) -> set[str]:
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            targets = [f"{base}.{a.name}" for a in node.names] + [base]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            # "braincards.x.y:Name" strings handed to importlib are imports too
+            targets = re.findall(r"braincards(?:\.\w+)+", node.value)
+        for t in targets:
+            while t and t not in known:
+                t = t.rpartition(".")[0]
+            if t and t != name:
+                found.add(t)
+    return found
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10_000)
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def measure() -> dict:
+    mods = modules()
+    known = set(mods)
+    trees = {name: ast.parse(path.read_text()) for name, path in mods.items()}
+    # a package's __init__ importing its own submodules is how packages are built, not a cycle
+    graph = {n: {m for m in imported(n, mods[n], t, known) if not m.startswith(n + ".")}
+             for n, t in trees.items()}  # fmt: skip
+    pairs = sorted({tuple(sorted((a, b))) for a in graph for b in graph[a] if a in graph[b]})
+    long_functions, sizes = [], {}
+    for name, tree in trees.items():
+        path = mods[name]
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("training/"):
+            sizes[rel] = len(path.read_text().splitlines())
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > 60 and path.name != "rules.py":
+                    long_functions.append(f"{rel}:{node.lineno} {node.name} ({length} lines)")
+    inner_imports = sum(
+        1 for name, tree in trees.items() if mods[name].relative_to(ROOT).as_posix().startswith("training/")
+        for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for stmt in node.body for n in ast.walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom))
+        and _owner(node, n)
+    )  # fmt: skip
+    id_lines = [f"{p.relative_to(ROOT)}:{i}" for p in sorted((ROOT / "training").rglob("*.py"))
+                for i, line in enumerate(p.read_text().splitlines(), 1) if GAME_ID.search(line)]  # fmt: skip
+    largest = max(sizes.items(), key=lambda kv: kv[1])
+    return {
+        "import_cycles": cycles(graph),
+        "mutual_import_pairs": [list(p) for p in pairs],
+        "imports_inside_functions": inner_imports,
+        "functions_over_60_lines": long_functions,
+        "largest_module": {"path": largest[0], "lines": largest[1]},
+        "readme_bytes": (ROOT / "README.md").stat().st_size,
+        "game_id_lines_in_training": id_lines,
+    }
+
+
+def _owner(func: ast.AST, node: ast.AST) -> bool:
+    """True when ``node`` belongs to ``func`` itself, not to a def nested inside it."""
+    for child in ast.walk(func):
+        if child is not func and isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if any(n is node for n in ast.walk(child)):
+                return False
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the measures as JSON")
+    args = parser.parse_args(argv)
+    m = measure()
+    if args.json:
+        print(json.dumps(m, indent=2))
+        return 0
+    print(f"import cycles (groups):      {len(m['import_cycles'])}")
+    for group in m["import_cycles"]:
+        print(f"  {' <-> '.join(group)}")
+    print(f"modules importing each other: {len(m['mutual_import_pairs'])} pairs")
+    print(f"imports inside functions:    {m['imports_inside_functions']} (training/)")
+    print(f"functions over 60 lines:     {len(m['functions_over_60_lines'])}")
+    for f in m["functions_over_60_lines"]:
+        print(f"  {f}")
+    print(f"largest module:              {m['largest_module']['path']} ({m['largest_module']['lines']} lines)")
+    print(f"README.md:                   {m['readme_bytes']} bytes")
+    print(f"game-id literals:            {len(m['game_id_lines_in_training'])} lines in training/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

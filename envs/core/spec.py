@@ -1,0 +1,158 @@
+"""A game's facts, declared once next to its env: :class:`GameSpec`.
+
+Every layer above the environments (agents, evaluation, training, the CLI, RLlib) asks a
+game's spec what it needs to know - cooperative or competitive, its player counts, the
+score of a finished game, its progress measure, its history wrapper, which decisions are
+private, its baseline policy - and never branches on a game id. A fourth game declares its
+own spec in its ``__init__.py`` and adds one line to ``braincards.envs.GAMES``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import CardGameEnv
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What the rest of braincards needs to know about one game.
+
+    * ``id`` - the env id (``"the_brain_v0"``), ``title`` - its name in words;
+    * ``cooperative`` - one team wins or loses together (False: every seat for itself);
+    * ``players`` - the smallest and largest ``num_players``;
+    * ``raw_env`` / ``env`` - the game's AEC env classes (raw and wrapped);
+    * ``scores(state)`` - per-seat score of a game (its end result: cards played out, brains,
+      points); ``progress(state)`` - the share of the game's goal reached (0..1), where the
+      game has one (reward shaping reads it);
+    * ``history_wrapper`` - the wrapper that adds public events to the observation, if any;
+    * ``decisions`` - the decision kinds, indexed by the rules state's ``phase``;
+      ``private_decisions`` - those another seat may not see being made;
+    * ``baseline`` - the policy spec every learned policy is compared with;
+    * ``variant_option`` - an option that may be given as a list, one value per game in turn
+      (The Brain's ``difficulty``).
+    """
+
+    id: str
+    title: str
+    cooperative: bool
+    players: tuple[int, int]
+    raw_env: type[CardGameEnv]
+    env: Callable[..., Any]
+    scores: Callable[[Any], list[float]]
+    progress: Callable[[Any], float] | None = None
+    history_wrapper: type | None = None
+    decisions: tuple[str, ...] = ()
+    private_decisions: frozenset[str] = field(default_factory=frozenset)
+    baseline: str = "heuristic"
+    variant_option: str | None = None
+
+    def __reduce__(self):
+        """Pickled by id: a spec is rebuilt as the registered one (worker processes)."""
+        from braincards.envs import get_spec  # noqa: PLC0415 - the registry imports this module
+
+        return get_spec, (self.id,)
+
+    @property
+    def name(self) -> str:
+        """The id without its version: ``"the_brain"`` (configs/ and checkpoints/ folders)."""
+        return self.id.rsplit("_v", 1)[0]
+
+    @property
+    def competitive(self) -> bool:
+        return not self.cooperative
+
+    # ------------------------------------------------------------------ options
+    def option_names(self) -> list[str]:
+        """The keyword options of the game's env, in signature order."""
+        params = inspect.signature(self.raw_env).parameters
+        return [k for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+    def check_options(self, config: dict | None) -> dict:
+        """``config`` checked by the game itself: a ValueError names an unknown key (and the
+        known ones) or a bad value (and what is allowed). Returns a copy; a
+        ``variant_option`` given as a list is checked value by value."""
+        if config is not None and not isinstance(config, dict):
+            raise ValueError(f"{self.id} options must be a mapping, got {type(config).__name__}")
+        config = dict(config or {})
+        known = self.option_names()
+        for key in config:
+            if key not in known:
+                raise ValueError(f"unknown option {key!r} for {self.id}; its options: {known}")
+        for variant in self.variants(config):
+            self.raw_env(**variant).close()
+        return config
+
+    def variants(self, config: dict) -> list[dict]:
+        """The configs a run cycles through: one per value of a ``variant_option`` given as
+        a list (game g plays variant g mod V), else ``[config]``."""
+        values = config.get(self.variant_option) if self.variant_option else None
+        if not isinstance(values, (list, tuple)):
+            return [dict(config)]
+        if not values:
+            raise ValueError(f"{self.variant_option} list is empty")
+        seen = [str(v) for v in values]
+        dups = sorted({v for v in seen if seen.count(v) > 1})
+        if dups:
+            raise ValueError(f"{self.variant_option} list names {dups} more than once")
+        return [{**config, self.variant_option: v} for v in values]
+
+    # ------------------------------------------------------------------ tables
+    def table(self, config: dict | None = None, history_k: int = 0):
+        """The raw env under ``config``; ``history_k > 0``: behind the history wrapper with
+        k event slots (a ValueError for a game without one)."""
+        raw = self.raw_env(**dict(config or {}))
+        if not history_k:
+            return raw
+        if self.history_wrapper is None:
+            raise ValueError(f"{self.id} has no history wrapper (history_k={history_k} must be 0)")
+        return self.history_wrapper(raw, k=history_k)
+
+    def spaces(self, config: dict | None = None, history_k: int = 0) -> dict:
+        """``{"observation_shape", "action_n"}`` of the game under ``config`` (options checked)."""
+        env = self.table(self.check_options(config), history_k)
+        agent = env.possible_agents[0]
+        out = {"observation_shape": list(env.observation_space(agent)["observation"].shape),
+               "action_n": int(env.action_space(agent).n)}  # fmt: skip
+        env.close()
+        return out
+
+    def observation_layout(self, config: dict | None = None) -> dict:
+        """The env's ``observation_layout()`` under ``config`` (options checked): what the
+        rule-based and search players are built from."""
+        env = self.raw_env(**self.check_options(config))
+        layout = env.observation_layout()
+        env.close()
+        return layout
+
+    def num_players(self, config: dict | None = None) -> int:
+        """The players of a game under ``config`` (the env's default when not given)."""
+        config = dict(config or {})
+        if "num_players" in config:
+            return int(config["num_players"])
+        return int(inspect.signature(self.raw_env).parameters["num_players"].default)
+
+    def decision(self, state) -> str | None:
+        """The kind of decision pending in ``state`` (None once the game is over)."""
+        phase = getattr(state, "phase", None)
+        return self.decisions[phase] if isinstance(phase, int) and 0 <= phase < len(self.decisions) else None
+
+    # ------------------------------------------------------------------ outcomes
+    def wins(self, state, rewards: list[float], truncated: bool) -> list[bool]:
+        """Who won a finished game. Cooperative games and a solo game: the seat's return is
+        positive. Competitive games with 2+ players: the seat is among those with the best
+        score and not everyone tied (R-O10, R-W7), read from :attr:`scores` so that no reward
+        option (Boar's ``reward="score"``, Oh My Brain's ``brain_shaping``) changes who won.
+        A truncated game has no winner."""
+        if truncated:
+            return [False] * len(rewards)
+        if self.competitive and len(rewards) > 1:
+            scores = self.scores(state)
+            best = max(scores)
+            if all(x == best for x in scores):
+                return [False] * len(scores)
+            return [x == best for x in scores]
+        return [r > 0 for r in rewards]

@@ -1,0 +1,1 @@
+"""The ``braincards`` command line (:mod:`.main`), one module per command group."""

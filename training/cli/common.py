@@ -1,0 +1,51 @@
+"""What the ``braincards`` subcommands share: the policy-spec help, the table options
+(``--games``, ``--config``, ``--set``, ``--seed``, ``--workers`` ...), and ``--json`` output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from braincards.training.learning.config import load_env_config
+
+SPEC_HELP = ("policy spec: 'random', 'heuristic', 'greedy' or 'pimc' (The Brain; "
+             "'pimc:samples=N,nodes=N'), 'heuristic:window=K' (Brilliant Boar: remembers only "
+             "the last K events), a checkpoint path (NAME.zip + NAME.json) or a shipped "
+             "checkpoint name (e.g. the_brain/ppo_3p; also searched in $BRAINCARDS_CHECKPOINTS)")  # fmt: skip
+
+
+def add_table_options(p: argparse.ArgumentParser, *, games_default: int = 100, players: bool = True) -> None:
+    """The options of every command that plays games at a table."""
+    p.add_argument("--games", type=int, default=games_default, help="games to play (per cell/group)")
+    p.add_argument("--config", default=None, metavar="FILE.yaml", help="env config (YAML mapping)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one env option (value parsed as YAML), repeatable")  # fmt: skip
+    if players:
+        p.add_argument("--players", type=int, default=None, help="num_players (default: 2)")
+    p.add_argument("--seed", type=int, default=0, help="evaluation seed (default 0)")
+    p.add_argument("--workers", type=int, default=1, help="parallel processes (same results)")
+    p.add_argument("--stochastic", action="store_true",
+                   help="checkpoints sample their actions instead of playing the most likely")  # fmt: skip
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def table_config(args) -> dict:
+    """The env config of a table command: ``--config`` and ``--set``, then ``--players``."""
+    config = load_env_config(args.config, args.set)
+    if getattr(args, "players", None) is not None:
+        config["num_players"] = args.players
+    return config
+
+
+def progress(args) -> bool | None:
+    """``--quiet``: no progress bar; otherwise one when stderr is a terminal."""
+    return False if args.quiet else None
+
+
+def write_json_result(path: str | None, result) -> None:
+    """``--json FILE``: the command's full result as JSON (nothing when ``path`` is None)."""
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(result, indent=2) + "\n")
+        print(f"\nwrote {path}")

@@ -1,0 +1,73 @@
+"""``braincards evaluate``, ``crossplay`` and ``league``: seat policies and measure them."""
+
+from __future__ import annotations
+
+from braincards.envs import SPECS, get_spec
+
+from ..evaluation.crossplay import crossplay, format_crossplay
+from ..evaluation.evaluate import evaluate, format_evaluation
+from ..evaluation.league import format_league, league
+from .common import SPEC_HELP, add_table_options, progress, table_config, write_json_result
+
+
+def add_commands(sub) -> None:
+    ev = sub.add_parser("evaluate", help="seat policies and play N games: win rates, scores, CIs",
+                        description="Seat one policy per player and play N games (seats rotate).")  # fmt: skip
+    ev.add_argument("game", help="env id or game name, e.g. the_brain")
+    ev.add_argument("--seat", action="append", required=True, metavar="SPEC",
+                    help=SPEC_HELP + "; one per player, in seat order")  # fmt: skip
+    add_table_options(ev, players=False)
+    ev.add_argument("--json", default=None, metavar="PATH", help="also write the result as JSON")
+    ev.set_defaults(func=cmd_evaluate)
+
+    cp = sub.add_parser("crossplay", help="cooperative cross-play matrix (CSV + heatmap PNG)")
+    cp.add_argument("game")
+    cp.add_argument("specs", nargs="+", metavar="SPEC", help=SPEC_HELP)
+    cp.add_argument("--out", required=True, metavar="DIR", help="where crossplay.csv/.png go")
+    add_table_options(cp)
+    cp.set_defaults(func=cmd_crossplay)
+
+    lg = sub.add_parser("league", help="round-robin ratings (openskill) of competitive policies")
+    lg.add_argument("game")
+    lg.add_argument("specs", nargs="+", metavar="SPEC", help=SPEC_HELP)
+    lg.add_argument("--out", required=True, metavar="DIR", help="where ratings.md/.csv go")
+    add_table_options(lg)
+    lg.set_defaults(func=cmd_league)
+
+
+def _games(cooperative: bool) -> str:
+    return ", ".join(s.id for s in SPECS.values() if s.cooperative == cooperative)
+
+
+def cmd_evaluate(args) -> int:
+    result = evaluate(args.game, table_config(args), seats=args.seat, games=args.games,
+                      seed=args.seed, workers=args.workers, deterministic=not args.stochastic,
+                      progress=progress(args))  # fmt: skip
+    print(format_evaluation(result))
+    write_json_result(args.json, result)
+    return 0
+
+
+def cmd_crossplay(args) -> int:
+    if not get_spec(args.game).cooperative:
+        raise ValueError(f"cross-play is for cooperative games ({_games(True)}); "
+                         f"{args.game} is competitive: rate {args.game} with `braincards league`")  # fmt: skip
+    result = crossplay(args.game, table_config(args), policies=args.specs, games=args.games,
+                       seed=args.seed, workers=args.workers, out_dir=args.out,
+                       deterministic=not args.stochastic, progress=progress(args))  # fmt: skip
+    print(format_crossplay(result))
+    print("\nwrote " + ", ".join(result["files"]))
+    return 0
+
+
+def cmd_league(args) -> int:
+    if get_spec(args.game).cooperative:
+        raise ValueError(f"a league rates competitive games ({_games(False)}); "
+                         f"{args.game} is cooperative: measure {args.game} with `braincards "
+                         f"crossplay` or `braincards evaluate`")  # fmt: skip
+    result = league(args.game, table_config(args), policies=args.specs, games=args.games,
+                    seed=args.seed, workers=args.workers, out_dir=args.out,
+                    deterministic=not args.stochastic, progress=progress(args))  # fmt: skip
+    print(format_league(result))
+    print("\nwrote " + ", ".join(result["files"]))
+    return 0

@@ -1,0 +1,151 @@
+"""The ``braincards`` command: the parser, and how every command's errors reach the user.
+
+Each command group has its own module, named after it: :mod:`.demo`, :mod:`.bench`,
+:mod:`.evaluation` (``evaluate``, ``crossplay``, ``league``), :mod:`.oracle`, :mod:`.play`
+and :mod:`.train`. Without the ``train`` extra only ``demo`` and ``bench`` run; the others
+still show in ``--help`` and, when run, say what to install.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from importlib.metadata import PackageNotFoundError, requires, version
+
+from braincards.envs import get_spec
+
+from . import bench, demo
+
+# errors that are the user's (bad values, unwritable paths, a dead worker): said in one line
+USER_ERRORS: tuple[type[Exception], ...] = (ValueError, OSError)
+try:  # optional: the train extra (torch, SB3, pyyaml, ...) that every other command needs
+    from ..evaluation.harness import WorkerError
+    from . import evaluation, oracle, play, train
+
+    TRAIN_COMMANDS, MISSING = (evaluation, oracle, play, train), None
+    USER_ERRORS += (WorkerError,)
+except ModuleNotFoundError as err:
+    TRAIN_COMMANDS, MISSING = (), err
+
+# the commands that need the train extra, as --help lists them when it is missing
+NEEDS_TRAIN_EXTRA = {
+    "evaluate": "seat policies and play N games: win rates, scores, CIs",
+    "crossplay": "cooperative cross-play matrix (CSV + heatmap PNG)",
+    "league": "round-robin ratings (openskill) of competitive policies",
+    "play": "play in the terminal with or against policies",
+    "oracle": "The Brain: share of deals winnable with every card known",
+    "train": "train a policy from a YAML config (MaskablePPO, or RLlib)",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="braincards", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for group in (demo, bench, *TRAIN_COMMANDS):
+        group.add_commands(sub)
+    if MISSING is not None:
+        if extra_for_missing_module(MISSING) is None:
+            raise MISSING  # not a missing extra: a bug, keep the traceback
+        for name, what in NEEDS_TRAIN_EXTRA.items():
+            p = sub.add_parser(name, help=f"{what} (not installed: {_install_hint(MISSING)})")
+            p.add_argument("args", nargs=argparse.REMAINDER)
+            p.set_defaults(func=_explain_missing)
+    return parser
+
+
+def _explain_missing(args):
+    raise MISSING
+
+
+def _version() -> str:
+    try:
+        return version("braincards")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
+# modules whose name differs from their distribution's
+_MODULE_DISTRIBUTIONS = {"yaml": "pyyaml"}
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def extra_for_missing_module(err: ModuleNotFoundError) -> str | None:
+    """The braincards extra that installs the module ``err`` says is missing (``"train"``,
+    ``"rllib"``, ...), read from the installed package's metadata; None when no extra does."""
+    if not err.name:
+        return None
+    top = err.name.split(".")[0]
+    dist = _normalize(_MODULE_DISTRIBUTIONS.get(top, top))
+    try:
+        reqs = requires("braincards") or []
+    except PackageNotFoundError:
+        return None
+    for req in reqs:  # e.g. 'pyyaml>=6; extra == "train"'
+        m = re.match(r"\s*([A-Za-z0-9._-]+)[^;]*;.*extra\s*==\s*[\"']([^\"']+)[\"']", req)
+        if m and _normalize(m.group(1)) == dist:
+            return m.group(2)
+    return None
+
+
+def _install_hint(err: ModuleNotFoundError) -> str:
+    extra = extra_for_missing_module(err)
+    top = err.name.split(".")[0]
+    text = (f"{_MODULE_DISTRIBUTIONS.get(top, top)} (module {top!r} is not installed): "
+            f"pip install 'braincards[{extra}]'")  # fmt: skip
+    if extra == "train":
+        text += " (install torch==2.13.0 first for a CPU build; see the README)"
+    return text
+
+
+def _error(message: str) -> None:
+    print(f"braincards: error: {message}", file=sys.stderr)
+
+
+def _stdout_gone() -> int:
+    """The reader of stdout went away (``braincards ... | head``): stop quietly. Further
+    output goes to /dev/null so that the exit flush raises nothing; the exit status is the
+    one of a command killed by SIGPIPE."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a file descriptor (an embedding program)
+        pass
+    return 128 + 13  # SIGPIPE
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = argv[0] if argv else ""
+    try:
+        if command == "bench":  # the benchmark parses its own options
+            return bench.cmd_bench(argparse.Namespace(args=argv[1:]))
+        args = build_parser().parse_args(argv)
+        command = args.command
+        if hasattr(args, "game"):
+            args.game = get_spec(args.game).id
+        rc = args.func(args)
+        sys.stdout.flush()  # a reader that went away shows here, not at the exit flush
+        return rc
+    except BrokenPipeError:  # before OSError: it is one
+        return _stdout_gone()
+    except KeyboardInterrupt:  # Ctrl-C: worker processes are already stopped
+        print("braincards: interrupted", file=sys.stderr)
+        return 130
+    except ModuleNotFoundError as err:  # an extra that is not installed: say which
+        if extra_for_missing_module(err) is None:
+            raise  # not a missing extra: a bug, keep the traceback
+        _error(f"`braincards {command}` needs {_install_hint(err)}")
+        return 2
+    except USER_ERRORS as err:  # bad config values, unwritable
+        _error(str(err))  # --out/--json paths, a dead worker: say what was wrong, no traceback
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

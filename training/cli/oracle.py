@@ -1,0 +1,42 @@
+"""``braincards oracle``: the share of The Brain deals a team could win with every card known."""
+
+from __future__ import annotations
+
+from braincards.envs import the_brain
+
+from ..evaluation.oracle import DIFFICULTIES, format_oracle, oracle
+from ..learning.config import load_env_config
+from .common import write_json_result
+
+
+def add_commands(sub) -> None:
+    p = sub.add_parser("oracle", help="The Brain: share of deals winnable with every card known",
+                       description=__doc__.splitlines()[0])  # fmt: skip
+    p.add_argument("game", help="the_brain (the only cooperative game)")
+    p.add_argument("--players", type=int, nargs="+", default=[3], help="player counts (default 3)")
+    p.add_argument("--difficulty", nargs="+", default=list(DIFFICULTIES),
+                   help="difficulties (or integer limits); default all three")  # fmt: skip
+    p.add_argument("--deals", type=int, default=200, help="deals per config (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="deal g is the env reset with derive_seed(seed, g)")
+    p.add_argument("--nodes", type=int, default=200_000,
+                   help="node budget per deal (0: none); a deal over budget is counted unknown")  # fmt: skip
+    p.add_argument("--config", default=None, metavar="FILE.yaml", help="other env options (YAML)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one env option, e.g. hand_size=4 (repeatable)")  # fmt: skip
+    p.add_argument("--json", default=None, metavar="PATH", help="also write the result as JSON")
+    p.set_defaults(func=cmd_oracle)
+
+
+def cmd_oracle(args) -> int:
+    if args.game != the_brain.SPEC.id:
+        raise ValueError(f"the oracle solves The Brain only, not {args.game}")
+    config = load_env_config(args.config, args.set)
+    for key in ("num_players", "difficulty"):
+        if key in config:
+            raise ValueError(f"give {key} with --players / --difficulty, not in the config")
+    difficulties = [int(d) if str(d).isdigit() else d for d in args.difficulty]
+    result = oracle(args.players, difficulties, deals=args.deals, seed=args.seed,
+                    nodes=args.nodes or None, config=config)  # fmt: skip
+    print(format_oracle(result))
+    write_json_result(args.json, result)
+    return 0

@@ -1,0 +1,122 @@
+"""``braincards play``: a person plays in the terminal with or against policies.
+
+The person sees only what their seat may see; another seat's private decisions (the game's
+spec names them) are shown as "makes a private choice". ``q`` or end of input abandons the
+game.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+
+from braincards.envs import derive_seed, get_spec
+
+from ..agents.policy import history_k_of
+from ..agents.specs import make_policy
+from ..learning.config import load_env_config
+from .common import SPEC_HELP
+
+
+def add_commands(sub) -> None:
+    pl = sub.add_parser("play", help="play in the terminal with or against policies")
+    pl.add_argument("game")
+    pl.add_argument("--seat", action="append", required=True, metavar="SPEC",
+                    help="'human' for you (exactly once), otherwise " + SPEC_HELP)  # fmt: skip
+    pl.add_argument("--config", default=None, metavar="FILE.yaml")
+    pl.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    pl.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh one)")
+    pl.set_defaults(func=cmd_play)
+
+
+class _Quit(Exception):
+    pass
+
+
+def _ask(legal: list[int], out) -> int:
+    """Ask for one of the numbered legal actions until the answer is valid."""
+    while True:
+        out.write(f"your choice [1-{len(legal)}] (q to quit): ")
+        out.flush()
+        line = sys.stdin.readline()
+        if line == "":  # EOF
+            out.write("\n")
+            raise _Quit("input closed")
+        text = line.strip().lower()
+        if text in ("q", "quit", "exit"):
+            raise _Quit("quit")
+        try:
+            k = int(text)
+        except ValueError:
+            out.write(f"  '{line.strip()}' is not a number; enter 1..{len(legal)}\n")
+            continue
+        if not 1 <= k <= len(legal):
+            out.write(f"  {k} is not a choice; enter 1..{len(legal)}\n")
+            continue
+        return legal[k - 1]
+
+
+def _setup(args) -> tuple:
+    """(spec, config, seed, seat specs, the human's index) from the command line."""
+    seats = [s.strip() for s in args.seat]
+    humans = [i for i, s in enumerate(seats) if s == "human"]
+    if len(humans) != 1:
+        raise ValueError(f"give exactly one --seat human (got {len(humans)}); other seats take a "
+                         f"policy spec")  # fmt: skip
+    config = load_env_config(args.config, args.set)
+    n = config.setdefault("num_players", len(seats))
+    if n != len(seats):
+        raise ValueError(f"config has num_players={n} but {len(seats)} seats were given")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    if seed < 0:
+        raise ValueError(f"--seed {seed} must be >= 0")
+    spec = get_spec(args.game)
+    return spec, spec.check_options(config), seed, seats, humans[0]
+
+
+def cmd_play(args) -> int:
+    out = sys.stdout
+    spec, config, seed, seats, human = _setup(args)
+    agents = spec.raw_env(**config).possible_agents
+    policies = {agents[i]: make_policy(s, spec.id, config, seed=derive_seed(seed, 0, 1, i))
+                for i, s in enumerate(seats) if i != human}  # fmt: skip
+    # a policy that reads event history seats everyone behind the history wrapper; each
+    # policy is given the prefix of the observation it reads
+    table = spec.table(config, history_k_of(policies.values()))
+    raw = table.unwrapped
+    sizes = {a: getattr(p, "observation_size", raw.layout.size) for a, p in policies.items()}
+    table.reset(seed=derive_seed(seed, 0))
+    me = agents[human]
+    label = {a: ("you" if a == me else f"{a} ({seats[i]})") for i, a in enumerate(agents)}
+    out.write(f"{spec.id}, seed {seed}: you are {me}. Seats: " + ", ".join(label.values()) + "\n")
+    try:
+        while not (raw.terminations[raw.agent_selection] or raw.truncations[raw.agent_selection]):
+            agent = raw.agent_selection
+            if agent == me:
+                action = _human_turn(raw, me, out)
+            else:
+                obs = table.observe(agent)
+                obs = {"observation": obs["observation"][: sizes[agent]], "action_mask": obs["action_mask"]}
+                action = policies[agent].act(obs, agent)
+                kind = spec.decision(raw.state)
+                shown = f"makes a private choice ({kind})" if kind in spec.private_decisions else raw.action_meaning(action)
+                out.write(f"{label[agent]}: {shown}\n")
+            table.step(action)
+    except (_Quit, KeyboardInterrupt) as why:
+        out.write(f"game abandoned ({str(why) or 'interrupted'}); seed {seed}\n")
+        return 0
+    out.write("\nfinal table:\n" + raw.render_text() + "\n")
+    how = "truncated (max_cycles)" if any(raw.truncations.values()) else "game over"
+    rewards = ", ".join(f"{label[a]} {raw._cumulative_rewards[a]:+g}" for a in agents)
+    out.write(f"result ({how}): {rewards}\n")
+    return 0
+
+
+def _human_turn(raw, me: str, out) -> int:
+    out.write("\n" + raw.render_text(viewer=me) + "\n")
+    legal = [int(a) for a in raw.legal_actions()]
+    for k, a in enumerate(legal, 1):
+        out.write(f"  {k:>2}) {raw.action_meaning(a)}\n")
+    action = _ask(legal, out)
+    out.write(f"you: {raw.action_meaning(action)}\n")
+    return action

@@ -1,0 +1,53 @@
+"""``braincards train``: train a policy from a YAML config, on SB3 (default) or Ray RLlib."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..learning.config import check_rllib_backend, load_train_config, parse_sets
+from ..learning.sb3 import train
+
+
+def add_commands(sub) -> None:
+    tr = sub.add_parser("train", help="train a policy from a YAML config (MaskablePPO, or RLlib)",
+                        description="Train a policy from a YAML training config (see the README).")  # fmt: skip
+    tr.add_argument("config", metavar="CONFIG.yaml", help="training config, e.g. configs/the_brain/train_3p.yaml")
+    tr.add_argument("--timesteps", type=int, default=None, help="override total_timesteps")
+    tr.add_argument("--seed", type=int, default=None, help="override seed")
+    tr.add_argument("--out", default=None, metavar="DIR", help="output folder (default: runs/<config>-seed<S>)")
+    tr.add_argument("--resume", default=None, metavar="CKPT", help="continue from a checkpoint (e.g. DIR/last)")
+    tr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config key (dotted, value parsed as YAML), e.g. ppo.n_epochs=8")  # fmt: skip
+    tr.add_argument("--torch-threads", type=int, default=None, help="torch threads per process (default 1)")
+    tr.add_argument("--eval-workers", type=int, default=1, metavar="N",
+                    help="processes that play the evaluations (default 1; the results do not depend on it)")
+    tr.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+                    help="sb3: MaskablePPO on this machine (default); rllib: Ray RLlib (braincards[rllib])")  # fmt: skip
+    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    tr.set_defaults(func=cmd_train)
+
+
+def cmd_train(args) -> int:
+    overrides = parse_sets(args.set)
+    for key, value in (("total_timesteps", args.timesteps), ("seed", args.seed),
+                       ("torch_threads", args.torch_threads)):  # fmt: skip
+        if value is not None:
+            overrides[key] = value
+    cfg = load_train_config(args.config, overrides)
+    out = args.out or str(Path("runs") / f"{Path(args.config).stem}-seed{cfg.seed}")
+    if args.eval_workers < 1:
+        raise ValueError(f"--eval-workers {args.eval_workers}: the evaluation's worker processes, an integer >= 1")
+    if args.backend == "rllib":
+        if args.eval_workers != 1:
+            raise ValueError("--eval-workers is an option of the SB3 backend (not --backend rllib)")
+        check_rllib_backend(cfg)
+        try:  # optional: the rllib extra (ray), imported only for this backend
+            from ..learning.rllib.train import train_rllib  # noqa: PLC0415
+        except ImportError as err:
+            raise ValueError(f"--backend rllib needs Ray RLlib: pip install 'braincards[rllib]' ({err})") from None
+        train_rllib(cfg, out, resume_from=args.resume, progress=not args.quiet)
+        return 0
+    train(cfg, out, resume_from=args.resume, progress=not args.quiet and sys.stderr.isatty(),
+          eval_workers=args.eval_workers)
+    return 0

@@ -1,0 +1,314 @@
+"""The table harness: seeds, seat rotation, one table, and the worker processes.
+
+Every measurement (:mod:`.evaluate`, :mod:`.crossplay`, :mod:`.league`) is a list of tasks
+``(key, deal, variant, labels)`` played by :func:`run_tasks`, serially or in processes.
+
+Seat rotation: game ``g`` puts ``seats[j]`` at player ``(j - rotation(g)) mod n``, where
+``rotation(g) = g mod n`` (with a list of V difficulties that shares a factor with n, one
+more step after every lcm(V, n) games, so that each difficulty sees every rotation too).
+Every policy therefore plays every position equally often whenever the number of games is
+a multiple of n. Game ``g`` has difficulty ``g mod V``.
+
+Reproducibility: game ``g`` of a run with seed ``S`` is dealt with env seed
+``derive_seed(S, g)`` and the policy in seat ``i`` is reset with ``derive_seed(S, g, 1, i)``;
+nothing else is random. So a game's result depends only on (S, g, who sits where), runs
+with ``workers=k`` processes give exactly the serial results, and every cross-play cell sees
+the same deals.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import multiprocessing
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+
+from tqdm import tqdm
+
+from braincards.envs import derive_seed, get_spec
+
+from ..agents.policy import history_k_of, spec_label
+from ..agents.specs import make_policy
+
+
+def rotation(g: int, n: int, num_variants: int = 1) -> int:
+    """How many places game ``g`` rotates the seats (see the module docstring).
+
+    ``g mod n`` puts every policy at every position once in each block of n games. Game g
+    has variant ``g mod V``; when V and n share a factor, variant v would only ever meet
+    some rotations, so the rotation moves one step further after every lcm(V, n) games."""
+    step = g // math.lcm(num_variants, n) if math.gcd(num_variants, n) > 1 else 0
+    return (g + step) % n
+
+
+
+def check_config(game: str, config: dict | None, num_seats: int | None) -> dict:
+    """``config`` checked by the game (every variant), with ``num_players`` set to
+    ``num_seats`` (a ValueError when the config names another count)."""
+    config = dict(config or {})
+    config.pop("render_mode", None)
+    if num_seats is not None:
+        n = config.setdefault("num_players", num_seats)
+        if n != num_seats:
+            raise ValueError(
+                f"config has num_players={n} but {num_seats} seats were given; give one --seat "
+                f"per player"
+            )
+    return get_spec(game).check_options(config)
+
+
+def check_games(games) -> int:
+    """``games`` as a positive int (a ValueError otherwise)."""
+    games = int(games)
+    if games < 1:
+        raise ValueError(f"games={games} must be >= 1")
+    return games
+
+
+def _progress(total: int, enabled: bool | None, desc: str):
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    return tqdm(total=total, desc=desc, disable=not enabled, leave=False, file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------- one table
+class Table:
+    """Plays tasks ``(key, deal, variant, labels)``; keeps envs and policies between games.
+
+    ``deal`` picks the seeds (env and policies), ``key`` identifies the task in results."""
+
+    def __init__(self, game: str, config: dict, specs: dict, seed: int, deterministic: bool):
+        self.game = game
+        self.spec = get_spec(game)
+        self.variants = self.spec.variants(config)
+        self.specs = specs
+        self.seed = seed
+        self.deterministic = deterministic
+        self._envs: dict[int, object] = {}
+        self._policies: dict[tuple, object] = {}
+
+    def env(self, variant: int, history_k: int = 0):
+        """The table of ``variant``; behind the game's history wrapper when a seated policy
+        reads event history (every policy then gets the prefix of the observation it reads)."""
+        key = (variant, history_k)
+        if key not in self._envs:
+            self._envs[key] = self.spec.table(self.variants[variant], history_k)
+        return self._envs[key]
+
+    def policy(self, label: str, seat: int, variant: int):
+        key = (label, seat, variant)
+        if key not in self._policies:
+            self._policies[key] = make_policy(self.specs[label], self.game, self.variants[variant],
+                                              deterministic=self.deterministic)  # fmt: skip
+        return self._policies[key]
+
+    def play(self, task: tuple) -> dict:
+        key, deal, variant, labels = task
+        seated = [self.policy(label, i, variant) for i, label in enumerate(labels)]
+        raw = self.env(variant, history_k_of(seated))
+        raw.reset(seed=derive_seed(self.seed, deal))
+        agents = raw.possible_agents
+        if len(labels) != len(agents):
+            raise ValueError(f"{len(labels)} seats for {len(agents)} players")
+        base = raw.unwrapped.layout.size
+        pols, sizes = {}, {}
+        for i, (agent, pol) in enumerate(zip(agents, seated, strict=True)):
+            pol.reset(seed=derive_seed(self.seed, deal, 1, i))
+            pols[agent] = pol
+            sizes[agent] = getattr(pol, "observation_size", base)
+        length = 0
+        # the game's return per seat: every step's rewards, summed (an env with shaped
+        # per-step rewards, e.g. Oh My Brain's brain_shaping, pays some before the end)
+        returns = dict.fromkeys(agents, 0.0)
+        while True:
+            agent = raw.agent_selection
+            if raw.terminations[agent] or raw.truncations[agent]:
+                break
+            obs = raw.observe(agent)
+            if obs["observation"].shape[0] > sizes[agent]:
+                obs = {"observation": obs["observation"][: sizes[agent]], "action_mask": obs["action_mask"]}
+            raw.step(pols[agent].act(obs, agent))
+            length += 1
+            for a in agents:
+                returns[a] += float(raw.rewards[a])
+        rewards = [returns[a] for a in agents]
+        truncated = any(raw.truncations[a] for a in agents)
+        state = raw.unwrapped.state
+        return {
+            "key": key,
+            "deal": deal,
+            "variant": variant,
+            "labels": list(labels),
+            "rewards": rewards,
+            "scores": self.spec.scores(state),
+            "wins": self.spec.wins(state, rewards, truncated),
+            "length": length,
+            "truncated": truncated,
+        }
+
+
+
+# ---------------------------------------------------------------------------- running
+class WorkerError(RuntimeError):
+    """A worker process of a parallel run ended abruptly (killed by a signal, out of memory):
+    the run is stopped and its results are discarded."""
+
+
+_WORKER_TABLE: Table | None = None
+
+
+def _worker_init(game, config, specs, seed, deterministic):
+    # The parent stops the workers itself on Ctrl-C or SIGTERM. A worker ignores SIGINT (a
+    # terminal sends Ctrl-C to the whole process group: no traceback from every worker) and
+    # takes SIGTERM's default action (it may have inherited the parent's handler by fork).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    global _WORKER_TABLE
+    _WORKER_TABLE = Table(game, config, specs, seed, deterministic)
+
+
+def _worker_run(tasks):
+    return [_WORKER_TABLE.play(t) for t in tasks]
+
+
+@contextlib.contextmanager
+def _sigterm_raises_systemexit():
+    """While workers run, SIGTERM raises ``SystemExit(143)`` in the main thread instead of
+    ending the process at once (which would orphan the workers), so the ``finally`` that
+    stops them runs. Only where SIGTERM has its default action and in the main thread (a
+    program with its own SIGTERM handler keeps it)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):  # fmt: skip
+        yield
+        return
+
+    def handler(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the cleanup
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _pool_processes(ex: ProcessPoolExecutor) -> list:
+    """The pool's worker processes (CPython keeps them in ``_processes``; with fork they all
+    start at the first submit)."""
+    return list((getattr(ex, "_processes", None) or {}).values())
+
+
+def _stop_pool(ex: ProcessPoolExecutor, procs: list) -> None:
+    """Stop a pool now: end the workers (SIGTERM, then SIGKILL after 5 s), wait for them,
+    then cancel the games not started and wait for the pool's own thread."""
+    for p in procs:
+        if p.exitcode is None:
+            p.terminate()
+    for p in procs:
+        p.join(5)
+        if p.exitcode is None:
+            p.kill()
+            p.join()
+    ex.shutdown(wait=True, cancel_futures=True)
+
+
+def _exit_description(p) -> str:
+    code = p.exitcode
+    if code is None:
+        return f"{p.pid}"
+    if code < 0:
+        try:
+            return f"{p.pid} (killed by {signal.Signals(-code).name})"
+        except ValueError:
+            return f"{p.pid} (killed by signal {-code})"
+    return f"{p.pid} (exit status {code})"
+
+
+def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, workers: int = 1,
+              deterministic: bool = True, progress: bool | None = None,
+              desc: str = "games") -> list[dict]:  # fmt: skip
+    """Play every task (serially or in ``workers`` processes); records in task order.
+
+    With workers, the first error (a policy raising, Ctrl-C, SIGTERM) stops the run at once:
+    the games not yet played are cancelled, the workers are ended and waited for, and the
+    error is raised. A worker that dies (killed, out of memory) raises :class:`WorkerError`.
+    """
+    workers = int(workers)
+    if workers < 1:
+        raise ValueError(f"workers={workers} must be >= 1")
+    if workers == 1 or len(tasks) < 2:
+        bar = _progress(len(tasks), progress, desc)
+        try:
+            table = Table(game, config, specs, seed, deterministic)
+            out = []
+            for t in tasks:
+                out.append(table.play(t))
+                bar.update(1)
+            return out
+        finally:
+            bar.close()
+    size = max(1, min(50, math.ceil(len(tasks) / (workers * 8))))
+    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+    results: list[dict] = []
+    # fork where the platform has it: works from any script, REPL or stdin (spawn re-imports
+    # the main module); every game's seeds come from its task, so the start method cannot
+    # change a result. The pool starts before the progress bar's thread does.
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    ctx = multiprocessing.get_context(method)
+    with _sigterm_raises_systemexit():
+        ex = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
+                                 initargs=(game, config, specs, seed, deterministic))  # fmt: skip
+        procs: list = []
+        finished = False
+        try:
+            futures = [ex.submit(_worker_run, c) for c in chunks]
+            procs = _pool_processes(ex)
+            bar = _progress(len(tasks), progress, desc)
+            try:
+                for fut in as_completed(futures):
+                    recs = fut.result()
+                    results.extend(recs)
+                    bar.update(len(recs))
+            finally:
+                bar.close()
+            finished = True
+        except BrokenProcessPool as err:
+            dead = [_exit_description(p) for p in procs if p.exitcode is not None]
+            raise WorkerError(
+                f"worker process {', '.join(dead) or '(unknown pid)'} ended abruptly while "
+                f"playing games; the run was stopped and its results discarded (the "
+                f"out-of-memory killer sends SIGKILL: with little memory use fewer workers)"
+            ) from err
+        finally:
+            if finished:
+                ex.shutdown(wait=True)
+            else:
+                _stop_pool(ex, procs or _pool_processes(ex))
+    order = {t[0]: k for k, t in enumerate(tasks)}
+    results.sort(key=lambda r: order[r["key"]])
+    return results
+
+
+def labels_of(seats: Sequence) -> tuple[list[str], dict]:
+    labels, specs = [], {}
+    for s in seats:
+        label = spec_label(s)
+        if label in specs and specs[label] is not s and not isinstance(s, str):
+            raise ValueError(f"two different policies share the name {label!r}")
+        specs.setdefault(label, s)
+        labels.append(label)
+    return labels, specs
+
+
+def validate_specs(game: str, config: dict, specs: dict) -> None:
+    """Resolve every spec once now, so a bad one fails before any game is played."""
+    variant = get_spec(game).variants(config)[0]
+    for spec in specs.values():
+        make_policy(spec, game, variant)
+

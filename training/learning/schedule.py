@@ -1,0 +1,96 @@
+"""The training schedule both backends share: what an evaluation plays, which checkpoint is
+"best", and when a snapshot of the learner joins the opponent pool.
+
+* :func:`evaluation_tables` / :func:`run_evaluation` - the learner's evaluation: a team game
+  (every seat the learner) and the learner with each ``evaluation.partners`` for cooperative
+  games; the learner against each ``evaluation.opponents`` for competitive ones;
+* :func:`primary_score` - the number "best" is chosen by: the first table's win rate, ties
+  broken by its mean score;
+* :class:`SnapshotSchedule` - a snapshot every ``opponents.snapshot_every`` timesteps, or
+  when the learner's win rate over the last ``snapshot_window`` games reaches
+  ``snapshot_win_rate``.
+"""
+
+from __future__ import annotations
+
+from ..agents.specs import make_policy
+from ..evaluation.evaluate import evaluate
+from .config import TrainConfig
+
+
+def evaluation_tables(cfg: TrainConfig) -> list[tuple[str, list]]:
+    """(name, seats) of every evaluation: the learner is ``"learner"`` in the seat lists."""
+    n = cfg.num_players
+    if cfg.mode == "team":
+        tables = [("team" if n > 1 else "solo", ["learner"] * n)]
+        if n > 1:
+            tables += [(f"with {p}", ["learner"] + [p] * (n - 1)) for p in cfg.evaluation.partners]
+        return tables
+    return [(f"vs {o}", ["learner"] + [o] * (n - 1)) for o in cfg.evaluation.opponents]
+
+
+def primary_score(result: dict) -> float:
+    """What "best" maximises: the first table's win rate, then (1e-3 x) its mean score."""
+    first = next(v for k, v in result.items() if k != "primary")
+    return first["win_rate"]["value"] + 1e-3 * first["mean_score"]["value"]
+
+
+def run_evaluation(policy, cfg: TrainConfig, games: int | None = None, workers: int = 1) -> dict:
+    """Evaluate ``policy`` at every table of :func:`evaluation_tables`; returns
+    ``{table: {"win_rate", "mean_score", "games"}}`` (team rates for cooperative games,
+    the learner's seat-games otherwise) and :func:`primary_score` under ``"primary"``.
+    ``workers`` processes play the games (``evaluate``'s: the same results as one)."""
+    out: dict = {}
+    for name, seats in evaluation_tables(cfg):
+        seated = [policy if s == "learner" else s for s in seats]
+        r = evaluate(cfg.game, cfg.env, seats=seated, games=games or cfg.evaluation.games,
+                     seed=cfg.evaluation.seed, workers=workers, progress=False)  # fmt: skip
+        if "team" in r:
+            out[name] = {"win_rate": r["team"]["win_rate"], "mean_score": r["team"]["mean_score"],
+                         "games": r["games"]}  # fmt: skip
+        else:  # the learner's own seat-games (competitive games, solo Brilliant Boar)
+            d = r["policies"][policy.name]
+            out[name] = {"win_rate": d["win_rate"], "mean_score": d["mean_score"], "games": r["games"]}
+    out["primary"] = primary_score(out)
+    return out
+
+
+def baseline_evaluation(cfg: TrainConfig, workers: int = 1) -> dict:
+    """The same evaluation with the game's baseline (its heuristic) in the learner's seats."""
+    baseline = make_policy(cfg.spec.baseline, cfg.game, cfg.env)
+    baseline.name = f"{cfg.spec.baseline} (in the learner's seats)"
+    return run_evaluation(baseline, cfg, workers=workers)
+
+
+class SnapshotSchedule:
+    """When to freeze the learner into the opponent pool (seat mode with a ``snapshots``
+    source). Feed it finished games' outcomes with :meth:`record`; :meth:`due` says whether
+    a snapshot is due at ``timesteps`` (and, when it is, restarts the clock and the window)."""
+
+    def __init__(self, cfg: TrainConfig, start_timesteps: int = 0):
+        opp = cfg.opponents
+        self.enabled = cfg.mode == "seat"
+        self.every, self.rate, self.size = opp.snapshot_every, opp.snapshot_win_rate, opp.snapshot_window
+        self.next = start_timesteps + self.every if self.every else None
+        self.window: list[bool] = []
+
+    def record(self, outcomes) -> None:
+        self.window.extend(bool(o) for o in outcomes)
+        del self.window[: -self.size]
+
+    @property
+    def win_rate(self) -> float | None:
+        return sum(self.window) / len(self.window) if self.window else None
+
+    def due(self, timesteps: int) -> bool:
+        if not self.enabled:
+            return False
+        on_time = self.next is not None and timesteps >= self.next
+        full = len(self.window) >= self.size
+        winning = self.rate is not None and full and self.win_rate >= self.rate
+        if not (on_time or winning):
+            return False
+        self.window.clear()
+        if self.next is not None:
+            self.next = timesteps + self.every
+        return True
