@@ -54,8 +54,10 @@ def imported(name: str, path: Path, tree: ast.AST, known: set[str]) -> set[str]:
                 base = ".".join(anchor + ([base] if base else []))
             targets = [f"{base}.{a.name}" for a in node.names] + [base]
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            # "braincards.x.y:Name" strings handed to importlib are imports too
-            targets = re.findall(r"braincards(?:\.\w+)+", node.value)
+            # a string that is a module path ("braincards.x.y:Name"), as importlib registries
+            # hold them, is an import too (a docstring that names a module is not)
+            m = re.fullmatch(r"(braincards(?:\.\w+)+)(?::\w+)?", node.value)
+            targets = [m.group(1)] if m else []
         for t in targets:
             while t and t not in known:
                 t = t.rpartition(".")[0]
@@ -139,9 +141,9 @@ def measure() -> dict:
 def _owner(func: ast.AST, node: ast.AST) -> bool:
     """True when ``node`` belongs to ``func`` itself, not to a def nested inside it."""
     for child in ast.walk(func):
-        if child is not func and isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if any(n is node for n in ast.walk(child)):
-                return False
+        nested = child is not func and isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if nested and any(n is node for n in ast.walk(child)):
+            return False
     return True
 
 

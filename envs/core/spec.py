@@ -16,6 +16,8 @@ from typing import Any
 
 from .base import CardGameEnv
 
+DECLARED: dict[str, GameSpec] = {}  # every spec by id, as it was declared (pickling reads it)
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -50,11 +52,12 @@ class GameSpec:
     baseline: str = "heuristic"
     variant_option: str | None = None
 
-    def __reduce__(self):
-        """Pickled by id: a spec is rebuilt as the registered one (worker processes)."""
-        from braincards.envs import get_spec  # noqa: PLC0415 - the registry imports this module
+    def __post_init__(self):
+        DECLARED[self.id] = self
 
-        return get_spec, (self.id,)
+    def __reduce__(self):
+        """Pickled by id: a spec is rebuilt as the declared one (worker processes)."""
+        return declared, (self.id,)
 
     @property
     def name(self) -> str:
@@ -156,3 +159,8 @@ class GameSpec:
                 return [False] * len(scores)
             return [x == best for x in scores]
         return [r > 0 for r in rewards]
+
+
+def declared(spec_id: str) -> GameSpec:
+    """The spec declared with ``spec_id`` (how a pickled spec comes back)."""
+    return DECLARED[spec_id]

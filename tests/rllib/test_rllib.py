@@ -23,8 +23,8 @@ from braincards.training.agents.network import load_policy  # noqa: E402
 from braincards.training.evaluation.evaluate import evaluate  # noqa: E402
 from braincards.training.learning.config import parse_train_config  # noqa: E402
 from braincards.training.learning.rllib import train as rl_train  # noqa: E402
-from braincards.training.rllib.env import LEARNER, BraincardsMultiAgentEnv, module_for  # noqa: E402
-from braincards.training.rllib.export import (  # noqa: E402
+from braincards.training.learning.rllib.env import LEARNER, BraincardsMultiAgentEnv, module_for  # noqa: E402
+from braincards.training.learning.rllib.export import (  # noqa: E402
     export_checkpoint,
     load_sb3_state_dict,
     sb3_state_dict,
@@ -87,7 +87,7 @@ def test_seat_mode_learner_gets_its_reward_when_an_opponents_move_ends_the_game(
     for g in range(40):
         obs, _ = env.reset(seed=100 + g)
         moves = []  # opponent moves, counted by a wrapper around the heuristic
-        ((seat, pol),) = env._builtin.items()
+        ((seat, (_, pol)),) = env.game.played_by.items()
         act = pol.act
         pol.act = lambda o, a=None, act=act, moves=moves: moves.append(1) or act(o, a)
         got, done = 0.0, False
@@ -99,11 +99,11 @@ def test_seat_mode_learner_gets_its_reward_when_an_opponents_move_ends_the_game(
             got += rew.get(LEARNER, 0.0)
             done = term["__all__"] or trunc["__all__"]
         pol.act = act
-        learner_seat = next(s for s, a in env._agent_of.items() if a == LEARNER)
-        assert got == pytest.approx(env._returns[learner_seat])
+        learner_seat = next(s for s, a in env.game.agent_of.items() if a == LEARNER)
+        assert got == pytest.approx(env.game.returns[learner_seat])
         assert LEARNER in obs and LEARNER in rew  # a last obs and reward at the end
         if len(moves) > before:
-            ended_by_opponent.append(env._returns[learner_seat])
+            ended_by_opponent.append(env.game.returns[learner_seat])
     assert ended_by_opponent and min(ended_by_opponent) < 0  # some losses on the heuristic's move
     outcomes = env.pop_outcomes()
     assert len(outcomes) == 40 and set(outcomes) <= {0, 1}
@@ -126,7 +126,10 @@ def test_team_mode_every_seat_gets_the_team_reward_and_an_obs_reward_pair():
 
 
 def test_team_mode_shaping_pays_the_progress_since_each_agents_last_decision():
-    from braincards.training.learning.learner_env import the_brain_progress
+    from braincards.envs.the_brain.rules import progress
+
+    def the_brain_progress(table, seat):
+        return progress(table.unwrapped.state)
 
     shaped = BraincardsMultiAgentEnv({"game": "the_brain_v0", "env": {"num_players": 2},
                                       "mode": "team", "shaping": 0.5})  # fmt: skip
@@ -135,7 +138,7 @@ def test_team_mode_shaping_pays_the_progress_since_each_agents_last_decision():
     for g in range(5):
         obs, _ = shaped.reset(seed=g)
         obs_p, _ = plain.reset(seed=g)
-        start = {a: the_brain_progress(shaped.table, 0) for a in obs}  # progress at 1st decision
+        start = {a: the_brain_progress(shaped.game.table, 0) for a in obs}  # progress at 1st decision
         extra = dict.fromkeys(shaped.possible_agents, 0.0)
         done = False
         while not done:
@@ -147,8 +150,8 @@ def test_team_mode_shaping_pays_the_progress_since_each_agents_last_decision():
                 extra[a] += rew[a] - rew_p.get(a, 0.0)
             done = term["__all__"] or trunc["__all__"]
             for a in obs:
-                start.setdefault(a, the_brain_progress(shaped.table, 0))
-        final = the_brain_progress(shaped.table, 0)
+                start.setdefault(a, the_brain_progress(shaped.game.table, 0))
+        final = the_brain_progress(shaped.game.table, 0)
         assert final > 0
         for a in shaped.possible_agents:  # c x the progress from its first decision to the end
             assert extra[a] == pytest.approx(0.5 * (final - start[a]))
@@ -158,13 +161,18 @@ def test_snapshot_seats_map_to_filled_slots_only():
     env = BraincardsMultiAgentEnv({"game": "oh_my_brain_v0", "env": {"num_players": 3},
                                    "mode": "seat", "opponents": [{"source": "snapshots"}],
                                    "max_snapshots": 3})  # fmt: skip
+    with pytest.raises(ValueError, match="no snapshot yet"):  # only snapshots, none taken yet
+        env.reset(seed=0)
+    env = BraincardsMultiAgentEnv({"game": "oh_my_brain_v0", "env": {"num_players": 3},
+                                   "mode": "seat", "opponents": [{"source": "snapshots"}, {"source": "random"}],
+                                   "max_snapshots": 3})  # fmt: skip
     env.reset(seed=0)
-    assert all(a == LEARNER for a in env._agent_of.values() if a is not None)  # none taken yet
+    assert all(a == LEARNER for a in env.game.agent_of.values())  # none taken yet: random seats
     env.set_snapshot_slots(2)
     used = set()
     for g in range(30):
         env.reset(seed=g)
-        used |= {module_for(a) for a in env._agent_of.values()} - {LEARNER}
+        used |= {module_for(a) for a in env.game.agent_of.values()} - {LEARNER}
     assert used == {"snapshot_0", "snapshot_1"}
     assert module_for("snapshot_2_1") == "snapshot_2" and module_for("learner") == LEARNER
 
@@ -257,7 +265,7 @@ def test_snapshot_weights_are_pushed_to_the_env_runners(ray_local):
         after = remote_weights("snapshot_0")
         for k, v in after.items():
             np.testing.assert_array_equal(v, learner[k])
-        assert rl_train._foreach_env(algo, lambda env: env.set_snapshot_slots(1) or env.snapshot_slots) == [1, 1]
+        assert rl_train._foreach_env(algo, lambda env: env.set_snapshot_slots(1) or env.pool.filled_slots) == [1, 1]
     finally:
         algo.stop()
 
@@ -276,7 +284,7 @@ def test_train_the_brain_2p_export_load_play_and_resume(ray_local, tmp_path):
     result = rl_train.train_rllib(cfg, out, log=lambda msg: None)
     assert result["timesteps"] >= 600 and result["iterations"] >= 2
     assert result["steps_per_s"] > 0
-    assert {"team", "with heuristic"} == set(result["evaluation"])
+    assert {"team", "with heuristic", "primary"} == set(result["evaluation"])
     meta = json.loads((out / "last.json").read_text())
     assert meta["training"]["backend"] == "rllib" and meta["evaluation"] == result["evaluation"]
     assert meta["training"]["pretrained"]["games"] == 4
@@ -304,5 +312,5 @@ def test_train_oh_my_brain_2p_against_heuristic_checkpoint_and_snapshots(ray_loc
     result = rl_train.train_rllib(cfg, out, log=logs.append)
     assert result["snapshots"] >= 2
     assert any("snapshot 2 of the learner" in line for line in logs)
-    assert set(result["evaluation"]) == {"vs heuristic"}
+    assert set(result["evaluation"]) == {"vs heuristic", "primary"}
     _play_one_game(out / "last", game, cfg.env)

@@ -288,7 +288,7 @@ def read_metadata(path: str | os.PathLike) -> dict:
     if not json_path.is_file():
         raise CheckpointError(
             f"checkpoint metadata {json_path} does not exist (a checkpoint is NAME.zip + "
-            f"NAME.json, written by braincards.training.checkpoint.save_checkpoint)"
+            f"NAME.json, written by braincards.training.agents.checkpoint.save_checkpoint)"
         )
     try:
         meta = json.loads(json_path.read_text())

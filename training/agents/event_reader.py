@@ -25,7 +25,7 @@ The features the extractor hands to SB3 are ``[action logits | context]``: the a
 ``action_net`` is a parameter-free slice of the logits, the critic an MLP (``net_arch``'s
 ``vf``) over the whole vector. Checkpoints store it as ``EventReaderPolicy`` with
 ``history_k``, ``reader_hidden`` and ``reader_positions``; the safe loader rebuilds it from
-those numbers (:mod:`braincards.training.checkpoint`).
+those numbers (:mod:`braincards.training.agents.checkpoint`).
 """
 
 from __future__ import annotations

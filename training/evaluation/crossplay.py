@@ -49,6 +49,30 @@ def _matrices(records: list[dict], cells: list[tuple[int, int]], k: int, games: 
     return win, score, counts
 
 
+def _check(game: str, config: dict | None, policies: Sequence) -> tuple[dict, int, list, dict]:
+    """(config, players, labels, specs) of a cross-play run, every argument checked."""
+    spec = get_spec(game)
+    if not spec.cooperative:
+        raise ValueError(f"cross-play is for cooperative games ({_cooperative()}); "
+                         f"for {game} use league()")  # fmt: skip
+    policies = list(policies)
+    if len(policies) < 2:
+        raise ValueError("cross-play needs at least two policies")
+    config = dict(config or {})
+    n = int(config.setdefault("num_players", 2))
+    if n < 2:
+        raise ValueError("cross-play needs num_players >= 2 (a solo game has no partner)")
+    if len(spec.variants(config)) > 1:
+        option = spec.variant_option
+        raise ValueError(f"cross-play takes one {option}; run it once per {option}")
+    config = check_config(game, config, None)
+    labels, specs = labels_of(policies)
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"policies must be distinct, got {labels}")
+    validate_specs(game, config, specs)
+    return config, n, labels, specs
+
+
 def crossplay(
     game: str,
     config: dict | None = None,
@@ -70,26 +94,8 @@ def crossplay(
     "games", ...}`` where the matrices are lists of lists of ``{value, lo, hi}``; with
     ``out_dir`` also writes ``crossplay.csv`` and ``crossplay.png`` (heatmap).
     """
-    spec = get_spec(game)
-    game = spec.id
-    if not spec.cooperative:
-        raise ValueError(f"cross-play is for cooperative games ({_cooperative()}); "
-                         f"for {game} use league()")  # fmt: skip
-    policies = list(policies)
-    if len(policies) < 2:
-        raise ValueError("cross-play needs at least two policies")
-    config = dict(config or {})
-    n = int(config.setdefault("num_players", 2))
-    if n < 2:
-        raise ValueError("cross-play needs num_players >= 2 (a solo game has no partner)")
-    if len(spec.variants(config)) > 1:
-        option = spec.variant_option
-        raise ValueError(f"cross-play takes one {option}; run it once per {option}")
-    config = check_config(game, config, None)
-    labels, specs = labels_of(policies)
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"policies must be distinct, got {labels}")
-    validate_specs(game, config, specs)
+    game = get_spec(game).id
+    config, n, labels, specs = _check(game, config, policies)
     games = check_games(games)
     derive_seed(seed)
     cells = [(i, j) for i in range(len(labels)) for j in range(i, len(labels))]

@@ -253,6 +253,15 @@ def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, w
             return out
         finally:
             bar.close()
+    results = _run_in_pool((game, config, specs, seed, deterministic), tasks, workers,
+                           lambda: _progress(len(tasks), progress, desc))  # fmt: skip
+    order = {t[0]: k for k, t in enumerate(tasks)}
+    results.sort(key=lambda r: order[r["key"]])
+    return results
+
+
+def _run_in_pool(table_args: tuple, tasks: list, workers: int, make_bar) -> list[dict]:
+    """The tasks' records, played in ``workers`` processes (in the order they finish)."""
     size = max(1, min(50, math.ceil(len(tasks) / (workers * 8))))
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     results: list[dict] = []
@@ -262,14 +271,13 @@ def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, w
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
     with _sigterm_raises_systemexit():
-        ex = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
-                                 initargs=(game, config, specs, seed, deterministic))  # fmt: skip
+        ex = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init, initargs=table_args)
         procs: list = []
         finished = False
         try:
             futures = [ex.submit(_worker_run, c) for c in chunks]
             procs = _pool_processes(ex)
-            bar = _progress(len(tasks), progress, desc)
+            bar = make_bar()
             try:
                 for fut in as_completed(futures):
                     recs = fut.result()
@@ -290,8 +298,6 @@ def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, w
                 ex.shutdown(wait=True)
             else:
                 _stop_pool(ex, procs or _pool_processes(ex))
-    order = {t[0]: k for k, t in enumerate(tasks)}
-    results.sort(key=lambda r: order[r["key"]])
     return results
 
 

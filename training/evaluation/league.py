@@ -20,6 +20,26 @@ from .harness import check_config, check_games, labels_of, run_tasks, validate_s
 from .stats import fmt_interval, interval_dict, wilson_interval
 
 
+def _check(game: str, config: dict | None, policies: Sequence) -> tuple[dict, int, list, dict]:
+    """(config, players, labels, specs) of a league, every argument checked."""
+    if get_spec(game).cooperative:
+        competitive = [s.id for s in SPECS.values() if s.competitive]
+        raise ValueError(f"a league rates competitive games ({competitive}); "
+                         f"{game} is cooperative: use crossplay()")  # fmt: skip
+    config = dict(config or {})
+    n = int(config.setdefault("num_players", 2))
+    if n < 2:
+        raise ValueError("a league needs num_players >= 2")
+    labels, specs = labels_of(list(policies))
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"policies must be distinct, got {labels}")
+    if len(labels) < n:
+        raise ValueError(f"a {n}-player league needs at least {n} distinct policies, got {len(labels)}")
+    config = check_config(game, config, None)
+    validate_specs(game, config, specs)
+    return config, n, labels, specs
+
+
 def _rate(records: list[dict], labels: list[str]) -> list[dict]:
     """The rating table: every game rated in record order, seats ranked by reward, then score."""
     model = PlackettLuce()
@@ -69,24 +89,8 @@ def league(
     interval of mu (mu +- 1.96 sigma), games played, wins. With ``out_dir`` also writes
     ``ratings.md`` and ``ratings.csv``.
     """
-    spec = get_spec(game)
-    game = spec.id
-    if spec.cooperative:
-        competitive = [s.id for s in SPECS.values() if s.competitive]
-        raise ValueError(f"a league rates competitive games ({competitive}); "
-                         f"{game} is cooperative: use crossplay()")  # fmt: skip
-    policies = list(policies)
-    config = dict(config or {})
-    n = int(config.setdefault("num_players", 2))
-    if n < 2:
-        raise ValueError("a league needs num_players >= 2")
-    labels, specs = labels_of(policies)
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"policies must be distinct, got {labels}")
-    if len(labels) < n:
-        raise ValueError(f"a {n}-player league needs at least {n} distinct policies, got {len(labels)}")
-    config = check_config(game, config, None)
-    validate_specs(game, config, specs)
+    game = get_spec(game).id
+    config, n, labels, specs = _check(game, config, policies)
     games = check_games(games)
     derive_seed(seed)
     groups = list(itertools.combinations(labels, n))
@@ -99,21 +103,25 @@ def league(
     result = {"game": game, "config": config, "seed": seed, "games_per_group": games,
               "groups": [list(g) for g in groups], "table": table}  # fmt: skip
     if out_dir is not None:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "ratings.md").write_text(format_league(result) + "\n")
-        with open(out / "ratings.csv", "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["rank", "policy", "mu", "sigma", "ordinal", "mu_lo", "mu_hi", "games",
-                        "wins", "win_rate", "win_lo", "win_hi"])  # fmt: skip
-            for k, row in enumerate(table, 1):
-                wr = row["win_rate"]
-                w.writerow([k, row["policy"], f"{row['mu']:.3f}", f"{row['sigma']:.3f}",
-                            f"{row['ordinal']:.3f}", f"{row['mu_lo']:.3f}", f"{row['mu_hi']:.3f}",
-                            row["games"], row["wins"], f"{wr['value']:.4f}", f"{wr['lo']:.4f}",
-                            f"{wr['hi']:.4f}"])  # fmt: skip
-        result["files"] = [str(out / "ratings.md"), str(out / "ratings.csv")]
+        result["files"] = write_league_files(result, Path(out_dir))
     return result
+
+
+def write_league_files(result: dict, out: Path) -> list[str]:
+    """``ratings.md`` and ``ratings.csv`` of a league's result in ``out``; their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "ratings.md").write_text(format_league(result) + "\n")
+    with open(out / "ratings.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["rank", "policy", "mu", "sigma", "ordinal", "mu_lo", "mu_hi", "games",
+                    "wins", "win_rate", "win_lo", "win_hi"])  # fmt: skip
+        for k, row in enumerate(result["table"], 1):
+            wr = row["win_rate"]
+            w.writerow([k, row["policy"], f"{row['mu']:.3f}", f"{row['sigma']:.3f}",
+                        f"{row['ordinal']:.3f}", f"{row['mu_lo']:.3f}", f"{row['mu_hi']:.3f}",
+                        row["games"], row["wins"], f"{wr['value']:.4f}", f"{wr['lo']:.4f}",
+                        f"{wr['hi']:.4f}"])  # fmt: skip
+    return [str(out / "ratings.md"), str(out / "ratings.csv")]
 
 
 def format_league(result: dict) -> str:

@@ -45,7 +45,7 @@ class PolicyConfig(_Strict):
     """The policy network. ``mlp``: an MLP per head (actor and critic), SB3's
     MaskableActorCriticPolicy. ``event_reader`` (Brilliant Boar behind HistoryWrapper): a GRU
     reads the event slots and a scorer shared by the hand positions plays
-    (:mod:`braincards.training.event_reader`); ``net_arch`` is then the critic's."""
+    (:mod:`braincards.training.agents.event_reader`); ``net_arch`` is then the critic's."""
 
     kind: Literal["mlp", "event_reader"] = "mlp"
     net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1, max_length=8)
@@ -111,7 +111,7 @@ class OpponentsConfig(_Strict):
 
 
 class EvaluationConfig(_Strict):
-    """Periodic evaluation through :func:`braincards.training.evaluate.evaluate`.
+    """Periodic evaluation through :func:`braincards.training.evaluation.evaluate.evaluate`.
 
     Cooperative games: the learner's team (every seat) and, per entry of ``partners``, the
     learner at one seat with that partner at the others. Competitive games: the learner at
@@ -125,7 +125,7 @@ class EvaluationConfig(_Strict):
 
 
 class PretrainConfig(_Strict):
-    """Behaviour cloning before PPO (:mod:`braincards.training.pretrain`): the learner first
+    """Behaviour cloning before PPO (:mod:`braincards.training.learning.pretrain`): the learner first
     imitates ``teacher`` on ``games`` games it plays at the learner's seats."""
 
     teacher: str = Field(min_length=1, description="a policy spec, e.g. heuristic")

@@ -19,7 +19,7 @@ fitted together with the previous ones' games (DAgger's aggregation, bounded to 
 
 With ``hand_coef > 0`` (Brilliant Boar's event reader) a third term, weighted by it, teaches
 the reader's hand belief the replay of its own draws and plays in the observation's event
-slots (:func:`~braincards.training.event_reader.hand_targets`); the stats then report its
+slots (:func:`~braincards.training.agents.event_reader.hand_targets`); the stats then report its
 accuracy (``hand_accuracy``, on the chunk after fitting it).
 """
 
@@ -69,18 +69,7 @@ def record_games(envs: Sequence[LearnerEnv], teachers: Sequence[list], games: in
         start(i)
     while any(p is not None for p in playing):
         live = [i for i, p in enumerate(playing) if p is not None]
-        labels, masks, seats = {}, {}, {}
-        for i in live:
-            env, (game, obs) = envs[i], playing[i]
-            seat = seats[i] = env.agents.index(env.raw.agent_selection if env.mode == "team" else env.learner)
-            mask = masks[i] = env.action_masks()
-            size = getattr(teachers[i][seat], "observation_size", base)
-            labels[i] = teachers[i][seat].act({"observation": obs[:size], "action_mask": mask.astype(np.int8)},
-                                              env.agents[seat])  # fmt: skip
-            o, m, a, _ = recorded[game]
-            o.append(obs.copy())
-            m.append(mask.copy())
-            a.append(labels[i])
+        labels, masks, seats = _label(envs, teachers, playing, live, recorded, base)
         played = dict(labels)
         if actor is not None:
             chosen = _argmax_actions(actor, np.stack([playing[i][1] for i in live]), np.stack([masks[i] for i in live]))
@@ -101,6 +90,29 @@ def record_games(envs: Sequence[LearnerEnv], teachers: Sequence[list], games: in
                 start(i)
             else:
                 playing[i] = None
+    return _arrays(recorded, gamma)
+
+
+def _label(envs, teachers, playing, live, recorded, base) -> tuple[dict, dict, dict]:
+    """Each live env's teacher labels its decision, which is recorded; returns the labels,
+    masks and seats by env index."""
+    labels, masks, seats = {}, {}, {}
+    for i in live:
+        env, (game, obs) = envs[i], playing[i]
+        seat = seats[i] = env.agents.index(env.raw.agent_selection if env.mode == "team" else env.learner)
+        mask = masks[i] = env.action_masks()
+        size = getattr(teachers[i][seat], "observation_size", base)
+        labels[i] = teachers[i][seat].act({"observation": obs[:size], "action_mask": mask.astype(np.int8)},
+                                          env.agents[seat])  # fmt: skip
+        o, m, a, _ = recorded[game]
+        o.append(obs.copy())
+        m.append(mask.copy())
+        a.append(labels[i])
+    return labels, masks, seats
+
+
+def _arrays(recorded: list[tuple], gamma: float) -> tuple[np.ndarray, ...]:
+    """The recorded games as arrays: observations, masks, labels and discounted returns."""
     obs_l, mask_l, act_l, ret_l = [], [], [], []
     for o, m, a, rewards in recorded:
         obs_l += o

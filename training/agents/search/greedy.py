@@ -2,7 +2,7 @@
 
 At a ``play`` decision it enumerates every whole turn it could play with the cards it holds
 (hand and domain): the card, then the cover / take back target, the extra card or the
-donated card, exactly as the rules resolve them (``braincards.training.search.the_brain.
+donated card, exactly as the rules resolve them (``braincards.training.agents.search.solver.
 turns``). Each turn is scored by the table it leaves:
 
 * the display: a turn that reaches the loss limit scores far below any other (so the limit

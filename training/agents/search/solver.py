@@ -65,7 +65,7 @@ PLUS_MASK = sum(BIT[c] for c in range(NUM_CARDS) if SYM[c] in (DONATE, EXTRA_CAR
 
 
 # move ordering (a team-level version of the greedy heuristic's evaluation; see
-# braincards.training.heuristics.the_brain_greedy): the removers of each card, the value of
+# braincards.training.agents.search.greedy): the removers of each card, the value of
 # every held card looked up a byte at a time
 REMOVERS_OF = tuple(sum(BIT[r] for r in range(NUM_CARDS) if MATCH[r] >> c & 1) for c in range(NUM_CARDS))
 _HELD_VALUE = tuple(

@@ -4,7 +4,7 @@
   action mask under RLlib's keys, rewards delivered to every agent that played).
 * :mod:`.module` - the action-masking PPO RLModule, shaped like SB3's MaskableActorCriticPolicy.
 * :mod:`.export` - a trained module -> a braincards checkpoint (and back, for ``--resume``).
-* :mod:`.train` - :func:`~braincards.training.rllib.train.train_rllib`.
+* :mod:`.train` - :func:`~braincards.training.learning.rllib.train.train_rllib`.
 
 Importing this package imports nothing from Ray; its submodules need ``ray[rllib]``.
 """

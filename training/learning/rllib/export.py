@@ -1,6 +1,6 @@
 """A trained RLlib PPO module -> a braincards checkpoint (tensors + JSON, no pickle).
 
-:class:`~braincards.training.rllib.module.MaskedPPOTorchRLModule` is built as
+:class:`~braincards.training.learning.rllib.module.MaskedPPOTorchRLModule` is built as
 stable-baselines3's ``MaskableActorCriticPolicy`` is (separate policy / value MLPs with the
 same activation after every hidden layer, one linear head each), so its weights copy across
 one Linear layer at a time:
@@ -25,6 +25,8 @@ import os
 
 import torch
 from torch import nn
+
+from ...agents.checkpoint import read_checkpoint, write_checkpoint
 
 ALGO = "RLlibPPO"
 _ACTIVATION_NAMES = {nn.Tanh: "tanh", nn.ReLU: "relu"}
@@ -105,8 +107,6 @@ def load_sb3_state_dict(module, tensors: dict, net_arch, activation: str = "tanh
 def read_policy_weights(path, net_arch, activation: str = "tanh") -> tuple[dict, dict]:
     """(metadata, tensors) of a braincards checkpoint whose policy is the SB3-shaped MLP of
     ``net_arch``/``activation`` (ValueError naming the difference otherwise)."""
-    from braincards.training.checkpoint import read_checkpoint
-
     meta, tensors, _ = read_checkpoint(path)
     want = policy_description(net_arch, activation)
     if meta.get("policy") != want:
@@ -141,9 +141,7 @@ def export_checkpoint(
 ):
     """Write ``module`` (a trained :class:`MaskedPPOTorchRLModule`) as ``NAME.zip`` +
     ``NAME.json``; returns both paths. ``evaluate``, ``crossplay``, ``league``, ``play`` and
-    :func:`braincards.training.policies.load_policy` then load it like any checkpoint."""
-    from braincards.training.checkpoint import write_checkpoint
-
+    :func:`braincards.training.agents.network.load_policy` then load it like any checkpoint."""
     return write_checkpoint(
         path,
         game=game,

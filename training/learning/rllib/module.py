@@ -1,14 +1,14 @@
 """The action-masking PPO RLModule: RLlib's default PPO module on the flat observation,
 with illegal actions' logits pushed to the float minimum.
 
-The env (:mod:`braincards.training.rllib.env`) gives every agent ``{"observations",
+The env (:mod:`braincards.training.learning.rllib.env`) gives every agent ``{"observations",
 "action_mask"}``; the networks are built for the ``"observations"`` box alone and the mask
 is applied to the action-distribution inputs in every forward pass (inference,
 exploration, training). The model is configured to match stable-baselines3's
 ``MaskableActorCriticPolicy`` layer for layer (:func:`model_config`): separate policy and
 value encoders (no shared layers) of ``net_arch`` hidden units with ``tanh`` (or ``relu``),
 then one linear policy head and one linear value head - so a trained module maps onto a
-braincards checkpoint exactly (:mod:`braincards.training.rllib.export`).
+braincards checkpoint exactly (:mod:`braincards.training.learning.rllib.export`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import torch
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from .env import MASK_KEY, OBS_KEY
@@ -99,8 +100,6 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
 
 def module_spec(net_arch, activation: str = "tanh", observation_space=None, action_space=None):
     """The ``RLModuleSpec`` of one masked PPO module."""
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-
     return RLModuleSpec(
         module_class=MaskedPPOTorchRLModule,
         observation_space=observation_space,

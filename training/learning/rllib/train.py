@@ -1,6 +1,6 @@
 """``braincards train CONFIG --backend rllib``: multi-agent PPO with action masking on Ray RLlib.
 
-The same YAML configs as the SB3 trainer (:mod:`braincards.training.config`):
+The same YAML configs as the SB3 trainer (:mod:`braincards.training.learning.config`):
 
 * ``mode: team`` (The Brain): every seat is an agent of one shared module (``learner``).
 * ``mode: seat`` (competitive games): the learner plays one seat drawn per episode; the other
@@ -22,14 +22,15 @@ The same YAML configs as the SB3 trainer (:mod:`braincards.training.config`):
 
 Timesteps are the learner module's decisions (as the SB3 trainer counts its env steps).
 Every ``evaluation.every`` timesteps and at the end, the learner is exported as a
-braincards checkpoint (:mod:`braincards.training.rllib.export`) and played through
-:func:`braincards.training.evaluate.evaluate`; ``OUT/last`` and ``OUT/best`` hold the
+braincards checkpoint (:mod:`braincards.training.learning.rllib.export`) and played through
+:func:`braincards.training.evaluation.evaluate.evaluate`; ``OUT/last`` and ``OUT/best`` hold the
 checkpoints with those results in their metadata, ``OUT/progress.csv`` one row per
 iteration.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import functools
 import json
@@ -38,22 +39,33 @@ import os
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
-import ray.rllib  # noqa: F401  (ImportError here: `pip install 'braincards[rllib]'`)
+import ray
+import torch
+from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED_LIFETIME
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch import nn
 
-LEARNER = "learner"
+from ...agents.network import load_policy
+from ...evaluation.stats import fmt_interval
+from ..config import check_rllib_backend, config_dict, load_train_config
+from ..learner_env import LEARNER
+from ..pretrain import pretrain, pretrain_envs
+from ..sb3 import make_learner_env
+from ..schedule import SnapshotSchedule, run_evaluation
+from .env import BraincardsMultiAgentEnv, module_for
+from .export import export_checkpoint, load_sb3_state_dict, read_policy_weights
+from .module import module_spec
 
 
 # ---------------------------------------------------------------------------- config
 def _settings(cfg) -> dict:
-    """What the RLlib run needs from a :class:`~braincards.training.config.TrainConfig`."""
-    from braincards.envs import make
-
-    n_players = len(make(cfg.game, raw=True, **cfg.env).possible_agents)
-    mode = cfg.mode or ("team" if cfg.game == "the_brain_v0" else "seat")
-    if n_players == 1:
-        mode = "team"
+    """What the RLlib run needs from a :class:`~braincards.training.learning.config.TrainConfig`."""
+    n_players, mode = cfg.num_players, cfg.mode
     pool = [{"source": s.source, "weight": float(s.weight)} for s in cfg.opponents.pool]
     snapshots = mode == "seat" and any(p["source"] == "snapshots" for p in pool)
     return {
@@ -83,19 +95,11 @@ def _env_config(s: dict, seed: int) -> dict:
 
 
 def _map_agent(agent_id, episode=None, **kwargs):
-    from .env import module_for
-
     return module_for(agent_id)
 
 
 def build_config(cfg, s: dict, *, seed: int, num_env_runners: int, num_learners: int):
     """The RLlib ``PPOConfig`` of a braincards training config."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-
-    from .env import BraincardsMultiAgentEnv
-    from .module import module_spec
-
     ppo = cfg.ppo
     runners = max(1, num_env_runners)
     batch = int(cfg.rllib.train_batch_size or ppo.n_steps * cfg.n_envs)
@@ -145,8 +149,6 @@ def build_config(cfg, s: dict, *, seed: int, num_env_runners: int, num_learners:
 # ---------------------------------------------------------------------------- ray
 def _start_ray(address: str | None, num_cpus: int | None, torch_threads: int) -> bool:
     """Connect to ``address`` or start a local Ray; True if this call started it."""
-    import ray
-
     if ray.is_initialized():
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -192,13 +194,9 @@ def _foreach_env(algo, fn) -> list:
 
 
 def _set_threads(algo, threads: int) -> None:
-    import torch
-
     torch.set_num_threads(threads)
 
     def runner_threads(runner):
-        import torch
-
         torch.set_num_threads(threads)
 
     algo.env_runner_group.foreach_env_runner(runner_threads, local_env_runner=True)
@@ -215,11 +213,6 @@ def _metric(result: dict, *path, default=None):
 
 
 def _learner_steps(result: dict) -> int:
-    from ray.rllib.utils.metrics import (
-        ENV_RUNNER_RESULTS,
-        NUM_MODULE_STEPS_SAMPLED_LIFETIME,
-    )
-
     steps = _metric(result, ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED_LIFETIME, LEARNER)
     return int(steps or 0)
 
@@ -227,9 +220,6 @@ def _learner_steps(result: dict) -> int:
 # ---------------------------------------------------------------------------- export + eval
 def local_module(s: dict, cfg, state: dict | None = None):
     """A fresh :class:`MaskedPPOTorchRLModule` for the config's env (weights from ``state``)."""
-    from .env import BraincardsMultiAgentEnv
-    from .module import module_spec
-
     env = BraincardsMultiAgentEnv(_env_config(s, 0))
     agent = env.possible_agents[0]
     spec = module_spec(cfg.policy.net_arch, cfg.policy.activation,
@@ -242,68 +232,27 @@ def local_module(s: dict, cfg, state: dict | None = None):
     return module
 
 
-def evaluate_checkpoint(path, cfg, s: dict) -> dict:
-    """Play the checkpoint through the evaluation harness, as the config's ``evaluation``
-    says: competitive - against each of ``evaluation.opponents`` (seats rotated);
-    cooperative - the team of learners, and the learner with each of ``partners``."""
-    from braincards.training.evaluate import evaluate
-
-    ev = cfg.evaluation
-    n = s["players"]
-    me = str(path)
-    matchups: dict[str, list] = {}
-    if n == 1:
-        matchups["solo"] = [me]
-    elif s["mode"] == "team":
-        matchups["team"] = [me] * n
-        for p in ev.partners:
-            matchups[f"with {p}"] = [me] + [p] * (n - 1)
-    else:
-        for o in ev.opponents:
-            matchups[f"vs {o}"] = [me] + [o] * (n - 1)
-    games = ev.games
-    out = {}
-    for name, seats in matchups.items():
-        if len(set(seats)) > 1 and games % n:  # every seat equally often
-            games = games + n - games % n
-        summary = evaluate(s["game"], s["env"], seats, games=games, seed=ev.seed, progress=False)
-        mine = summary["policies"][me]
-        out[name] = {
-            "games": summary["games"],
-            "win_rate": mine["win_rate"],
-            "mean_reward": mine["mean_reward"],
-            "mean_score": mine["mean_score"],
-        }
-    return out
+def evaluate_checkpoint(path, cfg) -> dict:
+    """The checkpoint's evaluation, exactly the SB3 trainer's
+    (:func:`~braincards.training.learning.schedule.run_evaluation`)."""
+    policy = load_policy(path, game=cfg.game, config=cfg.env, torch_threads=cfg.torch_threads)
+    return run_evaluation(policy, cfg)
 
 
 def pretrain_weights(cfg, log) -> tuple[dict, dict]:
     """Behaviour cloning as the SB3 trainer does it (``cfg.pretrain``, in its LearnerEnv),
     into an SB3 MaskableActorCriticPolicy of the config's network; returns its tensors (to
     load into the RLlib learner with :func:`~.export.load_sb3_state_dict`) and the stats."""
-    from types import SimpleNamespace
-
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    from torch import nn
-
-    from braincards.training.config import config_dict
-    from braincards.training.pretrain import pretrain, pretrain_envs
-    from braincards.training.train import make_learner_env
-
-    env = make_learner_env(config_dict(cfg), 0)
+    env = make_learner_env(cfg, 0)
     hidden = list(cfg.policy.net_arch)
     policy = MaskableActorCriticPolicy(
         env.observation_space, env.action_space, lambda _: cfg.ppo.learning_rate,
         net_arch={"pi": hidden, "vf": hidden},
         activation_fn={"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.policy.activation],
     )  # fmt: skip
-    envs = pretrain_envs(cfg, functools.partial(make_learner_env, config_dict(cfg)))
+    envs = pretrain_envs(cfg, functools.partial(make_learner_env, cfg))
     stats = pretrain(SimpleNamespace(policy=policy), cfg, envs, log)
     return {k: v.detach().clone() for k, v in policy.state_dict().items()}, stats
-
-
-def _score(evaluation: dict) -> float:
-    return float(next(iter(evaluation.values()))["win_rate"]["value"])
 
 
 # ---------------------------------------------------------------------------- train
@@ -332,194 +281,189 @@ def train_rllib(
     snapshots, evaluations and the end, not every iteration. Returns the summary written to
     ``rllib_result.json``: checkpoints, timesteps, wall seconds, learner steps/s, evaluation.
     """
-    from braincards.training.config import check_rllib_backend, config_dict
-
-    from .export import export_checkpoint
-
     check_rllib_backend(cfg)
-
-    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
-    from .export import load_sb3_state_dict, read_policy_weights
-
-    offset, resume_tensors = 0, None
-    if resume_from is not None:
-        meta, resume_tensors = read_policy_weights(resume_from, cfg.policy.net_arch,
-                                                   cfg.policy.activation)  # fmt: skip
-        if meta["game"] != cfg.game or meta["env_config"] != dict(cfg.env):
-            raise ValueError(f"--resume {resume_from}: trained on {meta['game']} "
-                             f"{meta['env_config']}, the config is {cfg.game} {dict(cfg.env)}")  # fmt: skip
-        offset = int(meta.get("timesteps") or 0)
-    total = int(timesteps or cfg.total_timesteps)
-    seed = int(cfg.seed if seed is None else seed)
-    runners = int(cfg.rllib.num_env_runners if num_env_runners is None else num_env_runners)
-    learners = int(cfg.rllib.num_learners if num_learners is None else num_learners)
-    address = address if address is not None else cfg.rllib.address
-    s = _settings(cfg)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    training = config_dict(cfg)
-    training.update({"backend": "rllib", "total_timesteps": total, "seed": seed})
-    training["rllib"].update({"num_env_runners": runners, "num_learners": learners,
-                              "address": address})  # fmt: skip
-
-    import torch
-
+    run = RLlibRun(cfg, out_dir, timesteps=timesteps, seed=seed, num_env_runners=num_env_runners,
+                   num_learners=num_learners, address=address, resume_from=resume_from,
+                   progress=progress, log=log)  # fmt: skip
     torch.set_num_threads(cfg.torch_threads)
-    started = _start_ray(address, num_cpus, cfg.torch_threads)
-    algo = None
+    started = _start_ray(run.address, num_cpus, cfg.torch_threads)
     try:
-        config = build_config(cfg, s, seed=seed, num_env_runners=runners, num_learners=learners)
-        t_build = time.perf_counter()
-        algo = config.build_algo()
-        _set_threads(algo, cfg.torch_threads)
-        build_s = time.perf_counter() - t_build
-        if resume_tensors is not None:
-            module = local_module(s, cfg)
-            load_sb3_state_dict(module, resume_tensors, cfg.policy.net_arch, cfg.policy.activation)
-            _set_module_everywhere(algo, LEARNER, module.get_state())
-            log(f"rllib: resumed the learner's weights from {resume_from} ({offset} timesteps)")
-        elif getattr(cfg, "pretrain", None) is not None:
-            t = time.perf_counter()
-            tensors, pretrained = pretrain_weights(cfg, log)
-            module = local_module(s, cfg)
-            load_sb3_state_dict(module, tensors, cfg.policy.net_arch, cfg.policy.activation)
-            _set_module_everywhere(algo, LEARNER, module.get_state())
-            pretrained["seconds"] = round(time.perf_counter() - t, 1)
-            training["pretrained"] = pretrained
-        log(f"rllib: {s['game']} {s['mode']} mode, {s['players']} players, "
-            f"{runners} env runner(s), {learners or 'local'} learner(s), "
-            f"ray {'at ' + address if address else 'local'}; built in {build_s:.1f}s")  # fmt: skip
-
-        n_snap = 0  # snapshots taken
-        snap_every = cfg.opponents.snapshot_every if s["max_snapshots"] else None
-        snap_rate = cfg.opponents.snapshot_win_rate if s["max_snapshots"] else None
-        next_snap = offset + snap_every if snap_every else None
-        recent: list[int] = []
-
-        def take_snapshot(steps: int) -> None:
-            nonlocal n_snap, recent
-            slot = n_snap % s["max_snapshots"]
-            _set_module_everywhere(algo, f"snapshot_{slot}", _learner_state(algo, LEARNER))
-            n_snap += 1
-            filled = min(n_snap, s["max_snapshots"])
-            _foreach_env(algo, lambda env: env.set_snapshot_slots(filled))
-            recent = []
-            log(f"rllib: snapshot {n_snap} of the learner at {steps} steps -> slot {slot}")
-
-        def export(name: str, steps: int, evaluation=None):
-            module = local_module(s, cfg, _learner_state(algo, LEARNER))
-            return export_checkpoint(
-                module, out / name, game=s["game"], env_config=s["env"],
-                net_arch=cfg.policy.net_arch, activation=cfg.policy.activation,
-                timesteps=steps, seed=seed, history_k=s["history_k"], training=training,
-                evaluation=evaluation, extra={"rllib_iterations": iteration},
-            )  # fmt: skip
-
-        ev_every = cfg.evaluation.every
-        next_eval = offset + ev_every
-        best = -math.inf
-        best_path = None
-        rows = []
-        steps = offset
-        iteration = 0
-        train_s = 0.0
-        evaluation: dict = {}
-        with open(out / "progress.csv", "w", newline="") as fh:
-            writer = None
-            while steps < total:
-                t0 = time.perf_counter()
-                result = algo.train()
-                train_s += time.perf_counter() - t0
-                iteration += 1
-                steps = offset + _learner_steps(result)
-                outcomes = [o for part in _foreach_env(algo, lambda env: env.pop_outcomes())
-                            for o in part]  # fmt: skip
-                recent = (recent + outcomes)[-cfg.opponents.snapshot_window :]
-                row = {
-                    "iteration": iteration,
-                    "timesteps": steps,
-                    "seconds": round(train_s, 2),
-                    "steps_per_s": round((steps - offset) / train_s, 1) if train_s else 0.0,
-                    "games": len(outcomes),
-                    "win_rate": round(sum(outcomes) / len(outcomes), 4) if outcomes else "",
-                    "return_mean": _metric(result, "env_runners", "agent_episode_returns_mean",
-                                           LEARNER if s["mode"] == "seat" else "player_0",
-                                           default=""),  # fmt: skip
-                }
-                rows.append(row)
-                if writer is None:
-                    writer = csv.DictWriter(fh, fieldnames=list(row))
-                    writer.writeheader()
-                writer.writerow(row)
-                fh.flush()
-                if progress:
-                    log("rllib: " + ", ".join(f"{k} {v}" for k, v in row.items()))
-                if next_snap is not None and steps >= next_snap:
-                    take_snapshot(steps)
-                    while next_snap <= steps:
-                        next_snap += snap_every
-                elif (snap_rate is not None and len(recent) >= cfg.opponents.snapshot_window
-                      and sum(recent) / len(recent) >= snap_rate):  # fmt: skip
-                    take_snapshot(steps)
-                if steps >= next_eval and steps < total:
-                    path, _ = export("latest_eval", steps)
-                    evaluation = evaluate_checkpoint(path.with_suffix(""), cfg, s)
-                    log(f"rllib: evaluation at {steps} steps: {_eval_line(evaluation)}")
-                    if _score(evaluation) > best:
-                        best = _score(evaluation)
-                        best_path, _ = export("best", steps, evaluation)
-                    while next_eval <= steps:
-                        next_eval += ev_every
-        for suffix in (".zip", ".json"):
-            (out / f"latest_eval{suffix}").unlink(missing_ok=True)
-        path, _ = export("last", steps)
-        evaluation = evaluate_checkpoint(path.with_suffix(""), cfg, s)
-        last_path, _ = export("last", steps, evaluation)
-        log(f"rllib: final evaluation at {steps} steps: {_eval_line(evaluation)}")
-        if _score(evaluation) > best or best_path is None:
-            best_path, _ = export("best", steps, evaluation)
-        summary = {
-            "backend": "rllib",
-            "game": s["game"],
-            "last": str(last_path),
-            "best": str(best_path),
-            "timesteps": steps,
-            "iterations": iteration,
-            "train_seconds": round(train_s, 2),
-            "build_seconds": round(build_s, 2),
-            "steps_per_s": round((steps - offset) / train_s, 1) if train_s else None,
-            "snapshots": n_snap,
-            "evaluation": evaluation,
-        }
-        (out / "rllib_result.json").write_text(json.dumps(summary, indent=2) + "\n")
-        log(f"rllib: {steps - offset} learner steps in {train_s:.1f}s of training "
-            f"({summary['steps_per_s']} steps/s); checkpoints {last_path}, {best_path}")  # fmt: skip
-        return summary
+        return run.run()
     finally:
-        if algo is not None:
-            algo.stop()
+        if run.algo is not None:
+            run.algo.stop()
         if started:
-            import ray
-
             ray.shutdown()
 
 
-def _eval_line(evaluation: dict) -> str:
-    from braincards.training.stats import fmt_interval
+class RLlibRun:
+    """One RLlib training run (see :func:`train_rllib`): build, start the learner, iterate,
+    snapshot, evaluate and export."""
 
+    def __init__(self, cfg, out_dir, *, timesteps, seed, num_env_runners, num_learners, address,
+                 resume_from, progress, log):  # fmt: skip
+        self.cfg, self.out, self.resume_from, self.progress = cfg, Path(out_dir), resume_from, progress
+        self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+        self.offset, self.resume_tensors = 0, None
+        if resume_from is not None:
+            meta, self.resume_tensors = read_policy_weights(resume_from, cfg.policy.net_arch,
+                                                            cfg.policy.activation)  # fmt: skip
+            if meta["game"] != cfg.game or meta["env_config"] != dict(cfg.env):
+                raise ValueError(f"--resume {resume_from}: trained on {meta['game']} "
+                                 f"{meta['env_config']}, the config is {cfg.game} {dict(cfg.env)}")  # fmt: skip
+            self.offset = int(meta.get("timesteps") or 0)
+        self.total = int(timesteps or cfg.total_timesteps)
+        self.seed = int(cfg.seed if seed is None else seed)
+        self.runners = int(cfg.rllib.num_env_runners if num_env_runners is None else num_env_runners)
+        self.learners = int(cfg.rllib.num_learners if num_learners is None else num_learners)
+        self.address = address if address is not None else cfg.rllib.address
+        self.s = _settings(cfg)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.training = config_dict(cfg)
+        self.training.update({"backend": "rllib", "total_timesteps": self.total, "seed": self.seed})
+        self.training["rllib"].update({"num_env_runners": self.runners, "num_learners": self.learners,
+                                       "address": self.address})  # fmt: skip
+        self.algo, self.iteration, self.snapshots_taken, self.best_exported = None, 0, 0, False
+
+    def build(self) -> float:
+        """The algorithm, with the learner's starting weights; returns the build seconds."""
+        t = time.perf_counter()
+        config = build_config(self.cfg, self.s, seed=self.seed, num_env_runners=self.runners,
+                              num_learners=self.learners)  # fmt: skip
+        self.algo = config.build_algo()
+        _set_threads(self.algo, self.cfg.torch_threads)
+        build_s = time.perf_counter() - t
+        tensors = self.resume_tensors
+        if tensors is None and self.cfg.pretrain is not None:
+            t = time.perf_counter()
+            tensors, pretrained = pretrain_weights(self.cfg, self.log)
+            pretrained["seconds"] = round(time.perf_counter() - t, 1)
+            self.training["pretrained"] = pretrained
+        if tensors is not None:
+            module = local_module(self.s, self.cfg)
+            load_sb3_state_dict(module, tensors, self.cfg.policy.net_arch, self.cfg.policy.activation)
+            _set_module_everywhere(self.algo, LEARNER, module.get_state())
+            if self.resume_tensors is not None:
+                self.log(f"rllib: resumed the learner's weights from {self.resume_from} ({self.offset} timesteps)")
+        return build_s
+
+    def take_snapshot(self, steps: int) -> None:
+        """Copy the learner into the next snapshot slot (oldest replaced), everywhere."""
+        slot = self.snapshots_taken % self.s["max_snapshots"]
+        _set_module_everywhere(self.algo, f"snapshot_{slot}", _learner_state(self.algo, LEARNER))
+        self.snapshots_taken += 1
+        filled = min(self.snapshots_taken, self.s["max_snapshots"])
+        _foreach_env(self.algo, lambda env: env.set_snapshot_slots(filled))
+        self.log(f"rllib: snapshot {self.snapshots_taken} of the learner at {steps} steps -> slot {slot}")
+
+    def export(self, name: str, steps: int, evaluation=None):
+        module = local_module(self.s, self.cfg, _learner_state(self.algo, LEARNER))
+        return export_checkpoint(
+            module, self.out / name, game=self.s["game"], env_config=self.s["env"],
+            net_arch=self.cfg.policy.net_arch, activation=self.cfg.policy.activation,
+            timesteps=steps, seed=self.seed, history_k=self.s["history_k"], training=self.training,
+            evaluation=evaluation, extra={"rllib_iterations": self.iteration},
+        )  # fmt: skip
+
+    def iterate(self, writer) -> tuple[int, list[int], float]:
+        """One ``algo.train()``; writes its progress row. Returns (timesteps, the finished
+        games' outcomes, seconds)."""
+        t0 = time.perf_counter()
+        result = self.algo.train()
+        seconds = time.perf_counter() - t0
+        self.iteration += 1
+        steps = self.offset + _learner_steps(result)
+        outcomes = [o for part in _foreach_env(self.algo, lambda env: env.pop_outcomes()) for o in part]
+        row = {
+            "iteration": self.iteration, "timesteps": steps, "seconds": round(seconds, 2),
+            "games": len(outcomes),
+            "win_rate": round(sum(outcomes) / len(outcomes), 4) if outcomes else "",
+            "return_mean": _metric(result, "env_runners", "agent_episode_returns_mean",
+                                   LEARNER if self.s["mode"] == "seat" else "player_0", default=""),
+        }  # fmt: skip
+        writer(row)
+        if self.progress:
+            self.log("rllib: " + ", ".join(f"{k} {v}" for k, v in row.items()))
+        return steps, outcomes, seconds
+
+    def evaluate(self, steps: int, best: float, final: bool = False) -> tuple[dict, float]:
+        """Export, evaluate (the SB3 trainer's evaluation), keep ``best``; returns the
+        evaluation and the best primary score so far."""
+        path, _ = self.export("last" if final else "latest_eval", steps)
+        evaluation = evaluate_checkpoint(path.with_suffix(""), self.cfg)
+        self.log(f"rllib: {'final ' if final else ''}evaluation at {steps} steps: {_eval_line(evaluation)}")
+        if final:
+            self.export("last", steps, evaluation)
+        if evaluation["primary"] > best or (final and not self.best_exported):
+            best = max(best, evaluation["primary"])
+            self.export("best", steps, evaluation)
+            self.best_exported = True
+        return evaluation, best
+
+    def run(self) -> dict:
+        build_s = self.build()
+        cfg, s = self.cfg, self.s
+        self.log(f"rllib: {s['game']} {s['mode']} mode, {s['players']} players, "
+                 f"{self.runners} env runner(s), {self.learners or 'local'} learner(s), "
+                 f"ray {'at ' + self.address if self.address else 'local'}; built in {build_s:.1f}s")  # fmt: skip
+        schedule = SnapshotSchedule(cfg, self.offset)
+        schedule.enabled = schedule.enabled and s["max_snapshots"] > 0
+        next_eval, best, steps, train_s = self.offset + cfg.evaluation.every, -math.inf, self.offset, 0.0
+        with open(self.out / "progress.csv", "w", newline="") as fh:
+            writer = _csv_writer(fh)
+            while steps < self.total:
+                steps, outcomes, seconds = self.iterate(writer)
+                train_s += seconds
+                schedule.record(outcomes)
+                if schedule.due(steps):
+                    self.take_snapshot(steps)
+                if next_eval <= steps < self.total:
+                    _, best = self.evaluate(steps, best)
+                    while next_eval <= steps:
+                        next_eval += cfg.evaluation.every
+        for suffix in (".zip", ".json"):
+            (self.out / f"latest_eval{suffix}").unlink(missing_ok=True)
+        evaluation, best = self.evaluate(steps, best, final=True)
+        return self.summary(steps, train_s, build_s, evaluation)
+
+    def summary(self, steps: int, train_s: float, build_s: float, evaluation: dict) -> dict:
+        out = {
+            "backend": "rllib", "game": self.s["game"], "last": str(self.out / "last.zip"),
+            "best": str(self.out / "best.zip"), "timesteps": steps, "iterations": self.iteration,
+            "train_seconds": round(train_s, 2), "build_seconds": round(build_s, 2),
+            "steps_per_s": round((steps - self.offset) / train_s, 1) if train_s else None,
+            "snapshots": self.snapshots_taken, "evaluation": evaluation,
+        }  # fmt: skip
+        (self.out / "rllib_result.json").write_text(json.dumps(out, indent=2) + "\n")
+        self.log(f"rllib: {steps - self.offset} learner steps in {train_s:.1f}s of training "
+                 f"({out['steps_per_s']} steps/s); checkpoints {out['last']}, {out['best']}")  # fmt: skip
+        return out
+
+
+def _csv_writer(fh):
+    """A function writing progress rows to ``fh`` (the header from the first row)."""
+    state: dict = {}
+
+    def write(row: dict) -> None:
+        if "w" not in state:
+            state["w"] = csv.DictWriter(fh, fieldnames=list(row))
+            state["w"].writeheader()
+        state["w"].writerow(row)
+        fh.flush()
+
+    return write
+
+
+def _eval_line(evaluation: dict) -> str:
     return "; ".join(f"{name} win rate {fmt_interval(e['win_rate'])}"
-                     for name, e in evaluation.items())  # fmt: skip
+                     for name, e in evaluation.items() if name != "primary")  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- script
 def main(argv: list[str] | None = None) -> int:
-    """``python -m braincards.training.rllib.train CONFIG [options]`` (the same as
+    """``python -m braincards.training.learning.rllib.train CONFIG [options]`` (the same as
     ``braincards train CONFIG --backend rllib``)."""
-    import argparse
-
-    from braincards.training.config import load_train_config
-
-    p = argparse.ArgumentParser(prog="python -m braincards.training.rllib.train",
+    p = argparse.ArgumentParser(prog="python -m braincards.training.learning.rllib.train",
                                 description="train a braincards config on Ray RLlib")  # fmt: skip
     p.add_argument("config")
     p.add_argument("--out", default=None, help="output folder (default runs/rllib/<config name>)")
