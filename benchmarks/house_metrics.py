@@ -118,12 +118,15 @@ def measure() -> dict:
                 length = node.end_lineno - node.lineno + 1
                 if length > 60 and path.name != "rules.py":
                     long_functions.append(f"{rel}:{node.lineno} {node.name} ({length} lines)")
-    inner_imports = sum(
-        1 for name, tree in trees.items() if mods[name].relative_to(ROOT).as_posix().startswith("training/")
+    inner_imports = [
+        f"{mods[name].relative_to(ROOT).as_posix()}:{n.lineno}"
+        for name, tree in trees.items() if mods[name].relative_to(ROOT).as_posix().startswith("training/")
         for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         for stmt in node.body for n in ast.walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom))
         and _owner(node, n)
-    )  # fmt: skip
+    ]  # fmt: skip
+    undocumented = [mods[name].relative_to(ROOT).as_posix() for name, tree in trees.items()
+                    if not ast.get_docstring(tree)]  # fmt: skip
     id_lines = [f"{p.relative_to(ROOT)}:{i}" for p in sorted((ROOT / "training").rglob("*.py"))
                 for i, line in enumerate(p.read_text().splitlines(), 1) if GAME_ID.search(line)]  # fmt: skip
     largest = max(sizes.items(), key=lambda kv: kv[1])
@@ -132,6 +135,7 @@ def measure() -> dict:
         "mutual_import_pairs": [list(p) for p in pairs],
         "imports_inside_functions": inner_imports,
         "functions_over_60_lines": long_functions,
+        "modules_without_docstring": undocumented,
         "largest_module": {"path": largest[0], "lines": largest[1]},
         "readme_bytes": (ROOT / "README.md").stat().st_size,
         "game_id_lines_in_training": id_lines,
@@ -159,7 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     for group in m["import_cycles"]:
         print(f"  {' <-> '.join(group)}")
     print(f"modules importing each other: {len(m['mutual_import_pairs'])} pairs")
-    print(f"imports inside functions:    {m['imports_inside_functions']} (training/)")
+    print(f"imports inside functions:    {len(m['imports_inside_functions'])} (training/)")
+    for place in m["imports_inside_functions"]:
+        print(f"  {place}")
+    print(f"modules without a docstring: {len(m['modules_without_docstring'])}")
     print(f"functions over 60 lines:     {len(m['functions_over_60_lines'])}")
     for f in m["functions_over_60_lines"]:
         print(f"  {f}")

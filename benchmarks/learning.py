@@ -43,7 +43,7 @@ def measure(name: str, cfg, games: int, seed: int, workers: int) -> list[dict]:
     from braincards.training.agents.policy import spec_label
     from braincards.training.agents.specs import make_policy
     from braincards.training.evaluation.evaluate import evaluate
-    from braincards.training.learning.sb3 import evaluation_tables
+    from braincards.training.learning.schedule import evaluation_tables
 
     path = resolve_checkpoint(name)
     if path is None:
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from braincards.training.agents.network import set_torch_threads
     from braincards.training.learning.config import load_train_config
-    from braincards.training.learning.sb3 import evaluation_tables, train
+    from braincards.training.learning.schedule import evaluation_tables, train
 
     set_torch_threads(1)
     names = args.only or list(SHIPPED)

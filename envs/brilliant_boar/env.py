@@ -50,7 +50,7 @@ def build_layout(memory: str) -> ObservationLayout:
 
 class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
     """Brainwaves: The Brilliant Boar (1-4 players, competitive memory game; solo with
-    the error stack). See the README for every option."""
+    the error stack). Every option: docs/games/brilliant_boar.md."""
 
     metadata = {"name": "brilliant_boar_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     RESET_OPTIONS = ("deck", "first_player", "motifs", "state")

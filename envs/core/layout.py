@@ -41,7 +41,7 @@ class ObservationLayout:
         }
 
     def describe(self) -> str:
-        """A Markdown table of the pieces (used for the README)."""
+        """A Markdown table of the pieces (used for the games' docs pages)."""
         rows = ["| piece | slice | size | meaning |", "|---|---|---|---|"]
         for name, start, size, doc in self._pieces:
             rows.append(f"| `{name}` | {start}:{start + size} | {size} | {doc} |")

@@ -50,7 +50,7 @@ def build_layout() -> ObservationLayout:
 
 
 class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
-    """Oh My Brain (2-5 players, competitive). See the README for every option."""
+    """Oh My Brain (2-5 players, competitive). Every option: docs/games/oh_my_brain.md."""
 
     metadata = {"name": "oh_my_brain_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     RESET_OPTIONS = ("deck", "dice", "first_player", "state")

@@ -52,7 +52,7 @@ def build_layout(open_hands: bool, discard_peek: bool, memory: str) -> Observati
 
 
 class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
-    """The Brain (1-4 players, cooperative). See the README for every option."""
+    """The Brain (1-4 players, cooperative). Every option: docs/games/the_brain.md."""
 
     metadata = {"name": "the_brain_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
     DEFAULT_MAX_CYCLES = 500

@@ -168,11 +168,28 @@ def write_checkpoint(
     spaces = spec.spaces(config, history_k)
     tensors = {k: v.detach().cpu().contiguous() for k, v in state_dict.items()}
     _check_finite(tensors, "the policy to save")
-    meta = {
+    meta = _metadata(game=game, env_config=config, history_k=history_k, algo=algo, policy=policy,
+                     spaces=spaces, timesteps=timesteps, seed=seed, training=training,
+                     evaluation=evaluation)  # fmt: skip
+    if extra:
+        meta.update(extra)
+    # the tensors must build the described network for these spaces (fail now, not at load)
+    build_policy(meta, tensors, "the policy to save")
+    zip_path, json_path = checkpoint_paths(path)
+    _write_archive(zip_path, tensors, optimizer)
+    json_path.write_text(json.dumps(meta, indent=2) + "\n")
+    return zip_path, json_path
+
+
+def _metadata(*, game: str, env_config: dict, history_k: int, algo: str, policy: dict,
+              spaces: dict, timesteps: int, seed: int | None, training: dict | None,
+              evaluation: dict | list | None) -> dict:  # fmt: skip
+    """The JSON metadata of a checkpoint being written (before ``extra`` is merged in)."""
+    return {
         "format": CHECKPOINT_FORMAT,
         "format_version": CHECKPOINT_VERSION,
         "game": game,
-        "env_config": config,
+        "env_config": env_config,
         "history_k": history_k,
         "algo": algo,
         "policy": policy,
@@ -185,11 +202,10 @@ def write_checkpoint(
         "training": training or {},
         "evaluation": evaluation if evaluation is not None else {},
     }
-    if extra:
-        meta.update(extra)
-    # the tensors must build the described network for these spaces (fail now, not at load)
-    build_policy(meta, tensors, "the policy to save")
-    zip_path, json_path = checkpoint_paths(path)
+
+
+def _write_archive(zip_path: Path, tensors: dict, optimizer=None) -> None:
+    """Write ``NAME.zip``: the policy tensors, and the optimizer's state when given."""
     zip_path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(POLICY_MEMBER, st_save(tensors))
@@ -197,8 +213,6 @@ def write_checkpoint(
             opt_tensors, opt_json = _optimizer_parts(optimizer)
             zf.writestr("optimizer.safetensors", st_save(opt_tensors))
             zf.writestr("optimizer.json", json.dumps(opt_json))
-    json_path.write_text(json.dumps(meta, indent=2) + "\n")
-    return zip_path, json_path
 
 
 def save_checkpoint(

@@ -1,7 +1,7 @@
 """A policy network that reads Brilliant Boar's public events in order (``memory="none"``).
 
 A plain MLP over :class:`~braincards.envs.brilliant_boar.HistoryWrapper`'s event slots does
-not learn to rebuild its own hand (README, "Brilliant Boar: why the MLP learner fails"): a
+not learn to rebuild its own hand (docs/notebook.md, "Shipped checkpoints": why the MLP fails): a
 drawn card's position shifts every time an earlier card is played, and each hand position
 needs its own conjunction of motif and target. :class:`EventReaderPolicy` gives the network
 the structure of the task instead:

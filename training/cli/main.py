@@ -29,6 +29,8 @@ try:  # optional: the train extra (torch, SB3, pyyaml, ...) that every other com
 except ModuleNotFoundError as err:
     TRAIN_COMMANDS, MISSING = (), err
 
+DESCRIPTION = ("braincards: The Brain, Oh My Brain and Brainwaves: The Brilliant Boar as PettingZoo "
+               "environments, with baselines, evaluation and training")
 # the commands that need the train extra, as --help lists them when it is missing
 NEEDS_TRAIN_EXTRA = {
     "evaluate": "seat policies and play N games: win rates, scores, CIs",
@@ -41,7 +43,7 @@ NEEDS_TRAIN_EXTRA = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="braincards", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="braincards", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     for group in (demo, bench, *TRAIN_COMMANDS):
@@ -99,7 +101,7 @@ def _install_hint(err: ModuleNotFoundError) -> str:
     text = (f"{_MODULE_DISTRIBUTIONS.get(top, top)} (module {top!r} is not installed): "
             f"pip install 'braincards[{extra}]'")  # fmt: skip
     if extra == "train":
-        text += " (install torch==2.13.0 first for a CPU build; see the README)"
+        text += " (install torch==2.13.0 first for a CPU build; see the README's Install)"
     return text
 
 

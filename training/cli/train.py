@@ -11,7 +11,7 @@ from ..learning.sb3 import train
 
 def add_commands(sub) -> None:
     tr = sub.add_parser("train", help="train a policy from a YAML config (MaskablePPO, or RLlib)",
-                        description="Train a policy from a YAML training config (see the README).")  # fmt: skip
+                        description="Train a policy from a YAML training config (see docs/training.md).")  # fmt: skip
     tr.add_argument("config", metavar="CONFIG.yaml", help="training config, e.g. configs/the_brain/train_3p.yaml")
     tr.add_argument("--timesteps", type=int, default=None, help="override total_timesteps")
     tr.add_argument("--seed", type=int, default=None, help="override seed")

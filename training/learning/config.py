@@ -47,9 +47,9 @@ class PolicyConfig(_Strict):
     reads the event slots and a scorer shared by the hand positions plays
     (:mod:`braincards.training.agents.event_reader`); ``net_arch`` is then the critic's."""
 
-    kind: Literal["mlp", "event_reader"] = "mlp"
-    net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1, max_length=8)
-    activation: Literal["tanh", "relu"] = "tanh"
+    kind: Literal["mlp", "event_reader"] = Field("mlp", description='`mlp`, or `event_reader` (Brilliant Boar behind `HistoryWrapper`)')
+    net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1, max_length=8, description='hidden layer widths of each head (actor and critic)')
+    activation: Literal["tanh", "relu"] = Field("tanh", description="the hidden layers' activation")
     reader_hidden: int = Field(128, ge=1, le=1024, description="event_reader: the GRU's width")
     reader_positions: int = Field(16, ge=1, le=54, description="event_reader: hand positions it keeps a belief for")
 
@@ -64,17 +64,17 @@ class PolicyConfig(_Strict):
 class PPOConfig(_Strict):
     """sb3-contrib MaskablePPO hyperparameters (``n_steps`` per environment)."""
 
-    learning_rate: float = Field(3e-4, gt=0, le=1)
-    n_steps: int = Field(256, ge=8)
-    batch_size: int = Field(256, ge=2)
-    n_epochs: int = Field(4, ge=1, le=100)
-    gamma: float = Field(0.995, gt=0, le=1)
-    gae_lambda: float = Field(0.95, ge=0, le=1)
-    clip_range: float = Field(0.2, gt=0, le=1)
-    ent_coef: float = Field(0.01, ge=0, le=1)
-    vf_coef: float = Field(0.5, ge=0, le=10)
-    max_grad_norm: float = Field(0.5, gt=0)
-    target_kl: float | None = Field(None, gt=0)
+    learning_rate: float = Field(3e-4, gt=0, le=1, description="Adam's step size")
+    n_steps: int = Field(256, ge=8, description='steps collected per env before each update')
+    batch_size: int = Field(256, ge=2, description='minibatch size')
+    n_epochs: int = Field(4, ge=1, le=100, description='passes over each rollout')
+    gamma: float = Field(0.995, gt=0, le=1, description='discount factor')
+    gae_lambda: float = Field(0.95, ge=0, le=1, description="GAE's lambda")
+    clip_range: float = Field(0.2, gt=0, le=1, description="PPO's clipping of the probability ratio")
+    ent_coef: float = Field(0.01, ge=0, le=1, description='entropy bonus weight')
+    vf_coef: float = Field(0.5, ge=0, le=10, description='value loss weight')
+    max_grad_norm: float = Field(0.5, gt=0, description='gradient norm clip')
+    target_kl: float | None = Field(None, gt=0, description="stop an update's epochs early past this KL (none: never; SB3 only)")
 
 
 class OpponentSource(_Strict):
@@ -82,22 +82,21 @@ class OpponentSource(_Strict):
     ``snapshots`` (frozen copies of the learner) or a checkpoint name/path; drawn with
     probability proportional to ``weight``."""
 
-    source: str = Field(min_length=1)
-    weight: float = Field(1.0, gt=0)
+    source: str = Field(min_length=1, description='`random`, `heuristic` (or any built-in spec), `snapshots`, or a checkpoint name or path')
+    weight: float = Field(1.0, gt=0, description='relative probability of drawing this source')
 
 
 class OpponentsConfig(_Strict):
     """Competitive games: who sits at the other seats (drawn per seat, per episode)."""
 
     pool: list[OpponentSource] = Field(
-        default_factory=lambda: [OpponentSource(source="heuristic", weight=1.0)], min_length=1
-    )
+        default_factory=lambda: [OpponentSource(source="heuristic", weight=1.0)], min_length=1, description='the sources the other seats are drawn from, each with a weight')
     snapshot_every: int | None = Field(None, ge=1, description="add a snapshot every N timesteps")
     snapshot_win_rate: float | None = Field(
         None, gt=0, le=1, description="add a snapshot when the learner's recent win rate reaches it"
     )
     snapshot_window: int = Field(200, ge=10, description="episodes in the recent win rate")
-    max_snapshots: int = Field(10, ge=1)
+    max_snapshots: int = Field(10, ge=1, description='snapshots kept; the oldest is dropped beyond it')
     deterministic: bool = Field(False, description="checkpoint and snapshot opponents play their argmax")
 
     @model_validator(mode="after")
@@ -118,10 +117,10 @@ class EvaluationConfig(_Strict):
     one seat against ``opponents`` at the others (seats rotate)."""
 
     every: int = Field(50_000, ge=1, description="timesteps between evaluations")
-    games: int = Field(200, ge=1)
-    seed: int = Field(12345, ge=0)
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"])
-    partners: list[str] = Field(default_factory=lambda: ["heuristic"])
+    games: int = Field(200, ge=1, description='games per evaluation table')
+    seed: int = Field(12345, ge=0, description="the evaluations' seed (the same deals at every evaluation)")
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"], description='competitive games: one table per opponent spec')
+    partners: list[str] = Field(default_factory=lambda: ["heuristic"], description='cooperative games: one table per partner spec, beside the team table')
 
 
 class PretrainConfig(_Strict):
@@ -129,14 +128,14 @@ class PretrainConfig(_Strict):
     imitates ``teacher`` on ``games`` games it plays at the learner's seats."""
 
     teacher: str = Field(min_length=1, description="a policy spec, e.g. heuristic")
-    games: int = Field(500, ge=1)
-    chunk_games: int = Field(100, ge=1)
-    epochs: int = Field(4, ge=1, le=100)
-    batch_size: int = Field(256, ge=1)
-    learning_rate: float = Field(1e-3, gt=0, le=1)
+    games: int = Field(500, ge=1, description='games recorded for cloning')
+    chunk_games: int = Field(100, ge=1, description='games per recorded chunk (each chunk is fitted before the next is played)')
+    epochs: int = Field(4, ge=1, le=100, description='passes over each chunk (with its replayed chunks)')
+    batch_size: int = Field(256, ge=1, description='minibatch size of the cloning fit')
+    learning_rate: float = Field(1e-3, gt=0, le=1, description="the cloning fit's Adam step size")
     final_learning_rate: float | None = Field(None, gt=0, le=1, description="if set, the learning "
                                               "rate goes linearly from learning_rate (first chunk) to this (last chunk)")
-    value_coef: float = Field(0.5, ge=0)
+    value_coef: float = Field(0.5, ge=0, description="weight of the value head's loss (discounted returns of the games)")
     dagger: bool = Field(False, description="after the first chunk the learner plays, the teacher labels")
     dagger_after: int | None = Field(None, ge=1, description="with dagger: the games the teacher "
                                      "plays before the learner takes over (default: one chunk)")
@@ -165,17 +164,17 @@ class PretrainConfig(_Strict):
 class RLlibConfig(_Strict):
     """``--backend rllib`` only (issue 10): where and how wide RLlib runs."""
 
-    num_env_runners: int = Field(1, ge=0)
-    num_learners: int = Field(0, ge=0)
-    address: str | None = None
-    train_batch_size: int | None = Field(None, ge=1)
+    num_env_runners: int = Field(1, ge=0, description='RLlib env runners (sampling processes); 0 samples in the driver')
+    num_learners: int = Field(0, ge=0, description='RLlib learners; 0 learns in the driver')
+    address: str | None = Field(None, description='`ray.init(address=...)`: `auto`, `HEAD_IP:6379`, `ray://HEAD_IP:10001`; none starts a local Ray')
+    train_batch_size: int | None = Field(None, ge=1, description='steps per training iteration (default `n_steps * n_envs`)')
 
 
 class TrainConfig(_Strict):
     """One training run (see the module docstring)."""
 
-    game: str
-    env: dict[str, Any] = Field(default_factory=dict)
+    game: str = Field(description='the env id or name (`the_brain_v0` or `the_brain`)')
+    env: dict[str, Any] = Field(default_factory=dict, description="the env's options, as `braincards.envs.make(game, **env)` takes them")
     mode: Literal["team", "seat"] | None = Field(
         None, description="team: one policy plays every seat (cooperative); seat: the learner "
         "plays one seat drawn per episode against the opponent pool (default: by game)"
@@ -183,17 +182,17 @@ class TrainConfig(_Strict):
     history_k: int = Field(0, ge=0, le=256, description="Brilliant Boar: HistoryWrapper slots")
     shaping: float = Field(0.0, ge=0, le=10, description="The Brain: reward += shaping x the "
                            "share of the 36 cards played out since the learner's last step")
-    seed: int = Field(0, ge=0)
-    total_timesteps: int = Field(ge=1)
-    n_envs: int = Field(4, ge=1, le=256)
-    vec_env: Literal["dummy", "subproc"] = "dummy"
-    torch_threads: int = Field(1, ge=1, le=256)
-    policy: PolicyConfig = Field(default_factory=PolicyConfig)
-    ppo: PPOConfig = Field(default_factory=PPOConfig)
-    opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
-    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
-    pretrain: PretrainConfig | None = None
-    rllib: RLlibConfig = Field(default_factory=RLlibConfig)
+    seed: int = Field(0, ge=0, description="seeds the envs, the network's initialisation and the opponent draws")
+    total_timesteps: int = Field(ge=1, description="the learner's decisions to train for (`--timesteps` overrides it)")
+    n_envs: int = Field(4, ge=1, le=256, description='copies of the learner env in the vectorised env')
+    vec_env: Literal["dummy", "subproc"] = Field("dummy", description='`dummy` (one process) or `subproc` (one process per env)')
+    torch_threads: int = Field(1, ge=1, le=256, description='torch threads per process (`--torch-threads`); 1 is fastest for small batches')
+    policy: PolicyConfig = Field(default_factory=PolicyConfig, description='the network (PolicyConfig)')
+    ppo: PPOConfig = Field(default_factory=PPOConfig, description="PPO's hyperparameters (PPOConfig)")
+    opponents: OpponentsConfig = Field(default_factory=OpponentsConfig, description='the opponent pool of seat mode (OpponentsConfig)')
+    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig, description='the evaluation schedule (EvaluationConfig)')
+    pretrain: PretrainConfig | None = Field(None, description='behaviour cloning before PPO (PretrainConfig); none: PPO from scratch')
+    rllib: RLlibConfig = Field(default_factory=RLlibConfig, description='`--backend rllib` only (RLlibConfig)')
 
     _spec: GameSpec = PrivateAttr()
     _num_players: int = PrivateAttr()

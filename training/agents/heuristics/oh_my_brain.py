@@ -45,6 +45,7 @@ class OhMyBrainHeuristic(LayoutPlayer):
 
 
     def act(self, observation: dict, agent: str | None = None) -> int:
+        """The rule-based choice for one decision (see the module docstring)."""
         mask = observation["action_mask"]
         legal = [int(a) for a in legal_actions(observation)]
         if len(legal) == 1:
@@ -62,36 +63,48 @@ class OhMyBrainHeuristic(LayoutPlayer):
         d = int(np.argmax(self._piece(obs, "decision")))
 
         if d in (PLAY, RESTART):
-            plays = [(a, (a - PLAY_ACTION) // maxc, (a - PLAY_ACTION) % maxc + 1)
-                     for a in legal if a >= PLAY_ACTION]  # fmt: skip
-            normal = [p for p in plays if p[1] not in EMERGENCY]
-            if normal:
-                # the lowest value, all copies
-                return min(normal, key=lambda p: (p[1], -p[2]))[0]
-            for v in EMERGENCY:
-                group = [p for p in plays if p[1] == v]
-                if group:
-                    return max(group, key=lambda p: p[2])[0]
-            return PASS if PASS in legal else legal[0]
-
+            return self._play(legal, maxc)
         if d in (EXTRA_TARGET, GIVE_TARGET):
             # the opponent closest to going out; ties: most brains
             return min(legal, key=lambda a: (cards[a - 20], -brains[a - 20], a))
         if d == STEAL:
             return max(legal, key=lambda a: (brains[a - 20], -cards[a - 20], -a))
         if d == EXCHANGE:
-            hs = self._piece(obs, "hand_sizes")
-            gs = self._piece(obs, "graveyard_sizes")
+            return self._exchange(legal, self._piece(obs, "hand_sizes"),
+                                  self._piece(obs, "graveyard_sizes"))  # fmt: skip
+        return self._pick_value(d, legal, hand, pending)
 
-            def gain(a):
-                if EXCHANGE_HAND <= a < EXCHANGE_GRAVE:
-                    k = a - 24
-                    return hs[0] - hs[k]
-                k = a - 28
-                return gs[0] - gs[k]
+    @staticmethod
+    def _play(legal: list, maxc: int) -> int:
+        """play / restart: the lowest normal value (all copies), else an emergency, else pass."""
+        plays = [(a, (a - PLAY_ACTION) // maxc, (a - PLAY_ACTION) % maxc + 1)
+                 for a in legal if a >= PLAY_ACTION]  # fmt: skip
+        normal = [p for p in plays if p[1] not in EMERGENCY]
+        if normal:
+            # the lowest value, all copies
+            return min(normal, key=lambda p: (p[1], -p[2]))[0]
+        for v in EMERGENCY:
+            group = [p for p in plays if p[1] == v]
+            if group:
+                return max(group, key=lambda p: p[2])[0]
+        return PASS if PASS in legal else legal[0]
 
-            return max(legal, key=lambda a: (gain(a), -a))
+    @staticmethod
+    def _exchange(legal: list, hs: np.ndarray, gs: np.ndarray) -> int:
+        """exchange: the swap (hands or graveyards, with whom) that leaves the fewest cards."""
 
+        def gain(a):
+            if EXCHANGE_HAND <= a < EXCHANGE_GRAVE:
+                k = a - 24
+                return hs[0] - hs[k]
+            k = a - 28
+            return gs[0] - gs[k]
+
+        return max(legal, key=lambda a: (gain(a), -a))
+
+    @staticmethod
+    def _pick_value(d: int, legal: list, hand: np.ndarray, pending: np.ndarray) -> int:
+        """draft / keep / refill / give card: the value to choose (see the module docstring)."""
         values = [a - VALUE_ACTION for a in legal if VALUE_ACTION <= a < OPPONENT_ACTION]
         if not values:
             return legal[0]

@@ -50,7 +50,7 @@ class TheBrainGreedy(LayoutPlayer):
     """One-ply look-ahead over whole turns (see the module docstring). Deterministic.
 
     The weights were tuned by coordinate search on 3-player self-play (150 games per
-    difficulty, seed 1; the README's figures use seed 0)."""
+    difficulty, seed 1; the docs' figures use seed 0)."""
 
     name = "greedy"
     GAME = the_brain.SPEC.id
@@ -71,7 +71,24 @@ class TheBrainGreedy(LayoutPlayer):
 
 
     # ------------------------------------------------------------------ reading
+    @staticmethod
+    def _stand_ins(covered_symbols: np.ndarray, tops: list, seen: set) -> dict:
+        """memory="none": per top, unseen cards standing in for its covered visible symbols."""
+        sym = np.rint(covered_symbols.reshape(NUM_CARDS, -1) * 6).astype(int)
+        spare = [c for c in range(NUM_CARDS) if c not in seen]
+        covered = {}
+        for t in tops:
+            covered[t] = []
+            for symbol, k in enumerate(sym[t]):
+                for _ in range(int(k)):
+                    c = next((c for c in spare if VISIBLE_SYMBOL_OF[c] == symbol), None)
+                    if c is not None:
+                        spare.remove(c)
+                        covered[t].append(c)
+        return covered
+
     def _read(self, obs: np.ndarray):
+        """The facts of one observation vector the look-ahead plays from (a dict)."""
         lay = self.layout
         on = np.flatnonzero(obs > 0.5).tolist()  # every set slot, read once
 
@@ -99,22 +116,10 @@ class TheBrainGreedy(LayoutPlayer):
         if "peeked_cards" in lay:
             discarded += ids("peeked_cards")
         seen.update(discarded)
-        covered = {}
         if "display_covered_cards" in lay:
-            for t in tops:
-                covered[t] = ids("display_covered_cards", t, NUM_CARDS)
-                seen.update(covered[t])
+            covered = {t: ids("display_covered_cards", t, NUM_CARDS) for t in tops}
         else:  # stand-ins with the visible symbols
-            sym = np.rint(piece("display_covered_symbols").reshape(NUM_CARDS, -1) * 6).astype(int)
-            spare = [c for c in range(NUM_CARDS) if c not in seen]
-            for t in tops:
-                covered[t] = []
-                for symbol, k in enumerate(sym[t]):
-                    for _ in range(int(k)):
-                        c = next((c for c in spare if VISIBLE_SYMBOL_OF[c] == symbol), None)
-                        if c is not None:
-                            spare.remove(c)
-                            covered[t].append(c)
+            covered = self._stand_ins(piece("display_covered_symbols"), tops, seen)
         gone = mask_of(tops) | mask_of(discarded)
         for t in tops:
             gone |= mask_of(covered[t])

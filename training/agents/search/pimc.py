@@ -52,55 +52,73 @@ class _Seen:
     other_hands: list | None = None
 
 
-def decode_observation(obs: np.ndarray, lay: dict) -> _Seen:
-    """Read one The Brain observation vector into the facts PIMC samples from."""
+def _piece(obs: np.ndarray, lay: dict, name: str) -> np.ndarray:
+    """The slots of piece ``name`` of an observation vector."""
+    p = lay[name]
+    return obs[p["start"] : p["stop"]]
 
-    def piece(name):
-        p = lay[name]
-        return obs[p["start"] : p["stop"]]
 
-    def ids(name):
-        return [int(i) for i in np.flatnonzero(piece(name) > 0.5)]
+def _ids(obs: np.ndarray, lay: dict, name: str) -> list:
+    """The set slots of piece ``name``."""
+    return [int(i) for i in np.flatnonzero(_piece(obs, lay, name) > 0.5)]
 
-    def one(name):
-        v = ids(name)
-        return v[0] if v else -1
 
-    num_players = int(np.argmax(piece("num_players"))) + 1
-    n = 2 if num_players == 1 else num_players
-    domains = piece("domains").reshape(-1, NUM_CARDS)
-    perfect = "display_covered_cards" in lay
-    tops = ids("display_top")
-    sym = np.rint(piece("display_covered_symbols").reshape(NUM_CARDS, -1) * 6).astype(int)
+def _one(obs: np.ndarray, lay: dict, name: str) -> int:
+    """The first set slot of piece ``name`` (-1 when none is set)."""
+    v = _ids(obs, lay, name)
+    return v[0] if v else -1
+
+
+def _decode_display(obs: np.ndarray, lay: dict, perfect: bool) -> tuple[list, dict]:
+    """(stacks, covered symbols) of the display: see :class:`_Seen`."""
+    tops = _ids(obs, lay, "display_top")
+    sym = _piece(obs, lay, "display_covered_symbols").reshape(NUM_CARDS, -1)
+    sym = np.rint(sym * 6).astype(int)
     stacks = []
     covered_symbols = {}
     if perfect:
-        cov = piece("display_covered_cards").reshape(NUM_CARDS, NUM_CARDS)
+        cov = _piece(obs, lay, "display_covered_cards").reshape(NUM_CARDS, NUM_CARDS)
     for t in tops:
         if perfect:
             stacks.append([t] + [int(i) for i in np.flatnonzero(cov[t] > 0.5)])
         else:
             stacks.append([t])
             covered_symbols[t] = [int(k) for k in sym[t]]
+    return stacks, covered_symbols
+
+
+def _decode_peek(obs: np.ndarray, lay: dict) -> tuple[bool, int, list]:
+    """(peek available, peeking seat, peeked cards) under discard_peek (else nothing)."""
+    if "peek_available" not in lay:
+        return False, -1, []
+    peek_available = bool(_piece(obs, lay, "peek_available")[0] > 0.5)
+    return peek_available, _one(obs, lay, "peeked_by"), _ids(obs, lay, "peeked_cards")
+
+
+def decode_observation(obs: np.ndarray, lay: dict) -> _Seen:
+    """Read one The Brain observation vector into the facts PIMC samples from."""
+
+    def piece(name):
+        return _piece(obs, lay, name)
+
+    num_players = int(np.argmax(piece("num_players"))) + 1
+    n = 2 if num_players == 1 else num_players
+    domains = piece("domains").reshape(-1, NUM_CARDS)
+    perfect = "display_covered_cards" in lay
+    stacks, covered_symbols = _decode_display(obs, lay, perfect)
     other_hands = None
     if "other_hands" in lay:
         oh = piece("other_hands").reshape(-1, NUM_CARDS)
         other_hands = [[int(i) for i in np.flatnonzero(oh[k] > 0.5)] for k in range(n - 1)]
-    discard = ids("discard_pile") if "discard_pile" in lay else []
-    top = one("discard_top")
-    peeked_by = -1
-    peek_available = False
-    peeked = []
-    if "peek_available" in lay:
-        peek_available = bool(piece("peek_available")[0] > 0.5)
-        peeked_by = one("peeked_by")
-        peeked = ids("peeked_cards")
+    discard = _ids(obs, lay, "discard_pile") if "discard_pile" in lay else []
+    top = _one(obs, lay, "discard_top")
+    peek_available, peeked_by, peeked = _decode_peek(obs, lay)
     return _Seen(
         decision=int(np.argmax(piece("decision"))),
         num_players=num_players,
         num_seats=n,
         limit=round(float(piece("limit")[0]) * NUM_CARDS),
-        hand=ids("own_hand"),
+        hand=_ids(obs, lay, "own_hand"),
         domains=[[int(i) for i in np.flatnonzero(domains[k] > 0.5)] for k in range(n)],
         hand_sizes=[int(x) for x in np.rint(piece("hand_sizes")[:n] * NUM_CARDS)],
         stacks=stacks,
@@ -109,8 +127,8 @@ def decode_observation(obs: np.ndarray, lay: dict) -> _Seen:
         discard_size=round(float(piece("discard_size")[0]) * NUM_CARDS),
         discard_top=top,
         deck_size=round(float(piece("deck_size")[0]) * NUM_CARDS),
-        resolving=one("resolving"),
-        donating=one("donating"),
+        resolving=_one(obs, lay, "resolving"),
+        donating=_one(obs, lay, "donating"),
         peek_available=peek_available,
         peeked_by=peeked_by,
         peeked=peeked,
@@ -119,15 +137,8 @@ def decode_observation(obs: np.ndarray, lay: dict) -> _Seen:
     )
 
 
-def sample_state(seen: _Seen, rng: random.Random, draw_optional: bool = False,
-                 discard_peek: bool = False) -> rules.State:  # fmt: skip
-    """One full table consistent with ``seen``, the observer at seat 0 and to move.
-
-    Known cards stay where the observation shows them; the unseen ones (other hands, the
-    deck, and with memory="none" the covered cards and the discard pile below its top) are
-    dealt at random: covered cards only among the unseen cards with their visible symbol,
-    the rest shuffled into the other hands (by their sizes), the deck, then the discard."""
-    n = seen.num_seats
+def _known_cards(seen: _Seen) -> tuple[set, list]:
+    """(every card the observation places, the hands: the observer's and any shown)."""
     known = set(seen.hand)
     for d in seen.domains:
         known.update(d)
@@ -139,38 +150,45 @@ def sample_state(seen: _Seen, rng: random.Random, draw_optional: bool = False,
         known.add(seen.discard_top)
     if seen.donating >= 0:
         known.add(seen.donating)
-    hands = [list(seen.hand)] + [[] for _ in range(n - 1)]
+    hands = [list(seen.hand)] + [[] for _ in range(seen.num_seats - 1)]
     if seen.other_hands is not None:
-        for k in range(1, n):
+        for k in range(1, seen.num_seats):
             hands[k] = list(seen.other_hands[k - 1])
             known.update(hands[k])
-    pool = [c for c in range(NUM_CARDS) if c not in known]
-    rng.shuffle(pool)
-    stacks = [list(st) for st in seen.stacks]
-    if not seen.perfect:  # covered cards: only their visible symbols are known
-        for i, st in enumerate(stacks):
-            counts = seen.covered_symbols[st[0]]
-            below = []
-            for symbol, k in enumerate(counts):
-                for _ in range(k):
-                    c = next(c for c in pool if VISIBLE_SYMBOL_OF[c] == symbol)
-                    pool.remove(c)
-                    below.append(c)
-            rng.shuffle(below)
-            stacks[i] = [st[0]] + below
-    if seen.other_hands is None:
-        for k in range(1, n):
-            size = seen.hand_sizes[k]
-            hands[k], pool = pool[:size], pool[size:]
-    deck, pool = pool[: seen.deck_size], pool[seen.deck_size :]
+    return known, hands
+
+
+def _deal_covered(seen: _Seen, stacks: list, pool: list, rng: random.Random) -> None:
+    """memory="none": deal each stack's covered cards from ``pool`` by their visible symbols
+    (in place: ``stacks`` get them under their tops, ``pool`` loses them)."""
+    for i, st in enumerate(stacks):
+        counts = seen.covered_symbols[st[0]]
+        below = []
+        for symbol, k in enumerate(counts):
+            for _ in range(k):
+                c = next(c for c in pool if VISIBLE_SYMBOL_OF[c] == symbol)
+                pool.remove(c)
+                below.append(c)
+        rng.shuffle(below)
+        stacks[i] = [st[0]] + below
+
+
+def _discard_order(seen: _Seen, rest: list) -> tuple[list, list]:
+    """(peeked cards, discard pile bottom -> top) with the unplaced ``rest`` cards in it."""
     # the discard pile only grows: what a seat saw when it looked comes first, the top last
     top = seen.discard_top
     peeked = sorted(c for c in seen.peeked if c != top)
     if top in seen.peeked:
         peeked.append(top)
-    discard = peeked + sorted((set(seen.discard) | set(pool)) - set(peeked) - {top})
+    discard = peeked + sorted((set(seen.discard) | set(rest)) - set(peeked) - {top})
     if top >= 0 and top not in peeked:
         discard.append(top)
+    return peeked, discard
+
+
+def _state_data(seen: _Seen, draw_optional: bool, discard_peek: bool, deck: list,
+                discard: list, peeked: list, hands: list, stacks: list) -> dict:  # fmt: skip
+    """The ``rules.State.from_dict`` data of a dealt table (the observer at seat 0)."""
     # the display: covered cards under their top (bottom -> top); the stack being resolved
     # (the card just played) is the last one, as in the rules engine
     display = [st[1:] + [st[0]] for st in stacks]
@@ -185,7 +203,7 @@ def sample_state(seen: _Seen, rng: random.Random, draw_optional: bool = False,
         "deck": deck,
         "discard": discard,
         "peeked": peeked,
-        "hands": [[] for _ in range(n)] if solo else hands,
+        "hands": [[] for _ in range(seen.num_seats)] if solo else hands,
         "domains": [list(d) for d in seen.domains],
         "display": display,
         "seat": 0,
@@ -199,6 +217,30 @@ def sample_state(seen: _Seen, rng: random.Random, draw_optional: bool = False,
     }
     if solo and seen.hand:  # solo holds nothing in hands (R-B3); keep what was seen
         data["domains"][0] = sorted(set(data["domains"][0]) | set(seen.hand))
+    return data
+
+
+def sample_state(seen: _Seen, rng: random.Random, draw_optional: bool = False,
+                 discard_peek: bool = False) -> rules.State:  # fmt: skip
+    """One full table consistent with ``seen``, the observer at seat 0 and to move.
+
+    Known cards stay where the observation shows them; the unseen ones (other hands, the
+    deck, and with memory="none" the covered cards and the discard pile below its top) are
+    dealt at random: covered cards only among the unseen cards with their visible symbol,
+    the rest shuffled into the other hands (by their sizes), the deck, then the discard."""
+    known, hands = _known_cards(seen)
+    pool = [c for c in range(NUM_CARDS) if c not in known]
+    rng.shuffle(pool)
+    stacks = [list(st) for st in seen.stacks]
+    if not seen.perfect:  # covered cards: only their visible symbols are known
+        _deal_covered(seen, stacks, pool, rng)
+    if seen.other_hands is None:
+        for k in range(1, seen.num_seats):
+            size = seen.hand_sizes[k]
+            hands[k], pool = pool[:size], pool[size:]
+    deck, pool = pool[: seen.deck_size], pool[seen.deck_size :]
+    peeked, discard = _discard_order(seen, pool)
+    data = _state_data(seen, draw_optional, discard_peek, deck, discard, peeked, hands, stacks)
     return rules.State.from_dict(data)
 
 

@@ -103,6 +103,71 @@ def stack_int(stack) -> int:
 
 
 # ------------------------------------------------------------------------ one turn
+# One helper per card symbol whose play has several outcomes (the single-outcome plays stay
+# inline in turns()): each appends the turns that start with playing card ``c`` (``low`` its
+# bit, ``rest`` the seat's holdings without it, ``new`` the stack it makes on its own).
+def _cover_turns(append, seat: int, hold: tuple, disp: tuple, c: int, low: int, rest: int) -> None:
+    """A cover card onto each stack of the (non-empty) display."""
+    hl = list(hold)
+    hl[seat] = rest
+    ht = tuple(hl)
+    for i, s in enumerate(disp):
+        nd = list(disp)
+        nd[i] = (c << SHIFT) | (s & FULL) | low
+        nd.sort()
+        append(((c, s >> SHIFT), ht, tuple(nd)))
+
+
+def _take_back_turns(append, seat: int, hold: tuple, disp: tuple, c: int, rest: int,
+                     new: int) -> None:  # fmt: skip
+    """A take back card taking each stack without a take back card back into the holdings."""
+    for i, s in enumerate(disp):
+        if s & TB_MASK:
+            continue
+        nd = list(disp[:i] + disp[i + 1 :])
+        nd.append(new)
+        nd.sort()
+        hl = list(hold)
+        hl[seat] = rest | (s & FULL)
+        append(((c, s >> SHIFT), tuple(hl), tuple(nd)))
+
+
+def _extra_card_turns(append, seat: int, hold: tuple, disp: tuple, c: int, rest: int,
+                      new: int) -> None:  # fmt: skip
+    """An extra_card card followed by each other held card (as a new stack)."""
+    y = rest
+    while y:
+        elow = y & -y
+        y ^= elow
+        e = elow.bit_length() - 1
+        nd = list(disp)
+        nd.append(new)
+        nd.append((e << SHIFT) | elow)  # its action is ignored (R-B5)
+        nd.sort()
+        hl = list(hold)
+        hl[seat] = rest ^ elow
+        append(((c, e), tuple(hl), tuple(nd)))
+
+
+def _donate_turns(append, seat: int, hold: tuple, disp: tuple, c: int, rest: int, new: int,
+                  n: int) -> None:  # fmt: skip
+    """A donate card followed by each other held card given to each other seat."""
+    nd = list(disp)
+    nd.append(new)
+    nd.sort()
+    nt = tuple(nd)
+    y = rest
+    while y:
+        dlow = y & -y
+        y ^= dlow
+        d = dlow.bit_length() - 1
+        for k in range(1, n):
+            hl = list(hold)
+            hl[seat] = rest ^ dlow
+            hl[(seat + k) % n] |= dlow
+            append(((c, d, rules.SEAT_ACTION + k - 1), tuple(hl), nt))
+
+
 def turns(seat: int, hold: tuple, disp: tuple, n: int) -> list[tuple]:
     """Every way ``seat`` can play its turn: ``(actions, holdings, display)`` after the
     action (before the loss / win check and the draw). ``actions`` are the rules actions of
@@ -129,52 +194,13 @@ def turns(seat: int, hold: tuple, disp: tuple, n: int) -> list[tuple]:
             hl[seat] = rest
             append(((c,), tuple(hl), tuple(nd)))
         elif sym == COVER and disp:
-            hl = list(hold)
-            hl[seat] = rest
-            ht = tuple(hl)
-            for i, s in enumerate(disp):
-                nd = list(disp)
-                nd[i] = (c << SHIFT) | (s & FULL) | low
-                nd.sort()
-                append(((c, s >> SHIFT), ht, tuple(nd)))
+            _cover_turns(append, seat, hold, disp, c, low, rest)
         elif sym == TAKE_BACK and any(not s & TB_MASK for s in disp):
-            for i, s in enumerate(disp):
-                if s & TB_MASK:
-                    continue
-                nd = list(disp[:i] + disp[i + 1 :])
-                nd.append(new)
-                nd.sort()
-                hl = list(hold)
-                hl[seat] = rest | (s & FULL)
-                append(((c, s >> SHIFT), tuple(hl), tuple(nd)))
+            _take_back_turns(append, seat, hold, disp, c, rest, new)
         elif sym == EXTRA_CARD and rest:
-            y = rest
-            while y:
-                elow = y & -y
-                y ^= elow
-                e = elow.bit_length() - 1
-                nd = list(disp)
-                nd.append(new)
-                nd.append((e << SHIFT) | elow)  # its action is ignored (R-B5)
-                nd.sort()
-                hl = list(hold)
-                hl[seat] = rest ^ elow
-                append(((c, e), tuple(hl), tuple(nd)))
+            _extra_card_turns(append, seat, hold, disp, c, rest, new)
         elif sym == DONATE and rest:
-            nd = list(disp)
-            nd.append(new)
-            nd.sort()
-            nt = tuple(nd)
-            y = rest
-            while y:
-                dlow = y & -y
-                y ^= dlow
-                d = dlow.bit_length() - 1
-                for k in range(1, n):
-                    hl = list(hold)
-                    hl[seat] = rest ^ dlow
-                    hl[(seat + k) % n] |= dlow
-                    append(((c, d, rules.SEAT_ACTION + k - 1), tuple(hl), nt))
+            _donate_turns(append, seat, hold, disp, c, rest, new, n)
         else:  # a plain new stack: the action has nothing to act on
             nd = list(disp)
             nd.append(new)

@@ -1,0 +1,101 @@
+"""The generated docs pages are what benchmarks/results_page.py renders: docs/results.md from
+the measurements in benchmarks/results/ (so a hand edit, or a stale measurement after a
+checkpoint was retrained, fails) and docs/training-config.md from the training config's
+pydantic models (so a new key or default shows up in the docs)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("results_page", ROOT / "benchmarks" / "results_page.py")
+results_page = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(results_page)
+
+REGENERATE = "python benchmarks/results_page.py"
+
+
+def test_results_page_is_the_rendering_of_the_measurements():
+    rendered = results_page.render_results(results_page.load_results())
+    assert (ROOT / "docs" / "results.md").read_text() == rendered, (
+        f"docs/results.md differs from its rendering: do not edit it by hand; run `{REGENERATE}`"
+    )
+
+
+def test_config_page_is_the_rendering_of_the_models():
+    assert (ROOT / "docs" / "training-config.md").read_text() == results_page.render_config(), (
+        f"docs/training-config.md differs from the config models: run `{REGENERATE}`"
+    )
+
+
+@pytest.mark.parametrize("name", results_page.shipped())
+def test_every_shipped_checkpoint_is_measured_as_it_is_shipped(name):
+    """A measurement per shipped checkpoint, of that checkpoint: its env and timesteps are the
+    metadata's (a retrained checkpoint needs `--regenerate --only NAME`)."""
+    path = results_page.result_path(name)
+    assert path.is_file(), f"no measurement of {name}: run `{REGENERATE} --regenerate --only {name}`"
+    record = json.loads(path.read_text())
+    meta = json.loads((ROOT / "checkpoints" / f"{name}.json").read_text())
+    assert record["checkpoint"] == name
+    assert record["env"] == meta["env_config"], f"{name} was measured at another env config"
+    assert record["timesteps"] == meta["timesteps"], f"{name} was retrained since it was measured"
+    assert record["tables"], name
+    for table in record["tables"]:
+        assert table["seats"].count("learner") >= 1
+        for who in ("learner", "heuristic"):
+            rate = table[who]["win_rate"]
+            assert 0.0 <= rate["lo"] <= rate["value"] <= rate["hi"] <= 1.0
+
+
+def test_no_measurement_of_a_checkpoint_that_is_not_shipped():
+    measured = sorted(p.relative_to(results_page.RESULTS).with_suffix("").as_posix()
+                      for p in results_page.RESULTS.glob("*/*.json"))  # fmt: skip
+    assert measured == results_page.shipped()
+
+
+def test_rendering_is_pure_and_shows_every_row():
+    record = {
+        "checkpoint": "g/x", "game": "g_v0", "env": {"num_players": 2}, "timesteps": 1234, "games": 10,
+        "seed": 3, "measured": "2000-01-02",
+        "machine": {"cpus": 2, "python": "3.11", "torch": "2.13.0+cpu", "braincards": "0.1.0"},
+        "tables": [{"table": "vs heuristic", "seats": ["learner", "heuristic"],
+                    "learner": {"win_rate": {"value": 0.5, "lo": 0.25, "hi": 0.75},
+                                "mean_score": {"value": 3.14, "lo": 2.0, "hi": 4.0}},
+                    "heuristic": {"win_rate": {"value": 0.4, "lo": 0.2, "hi": 0.6},
+                                  "mean_score": {"value": 2.0, "lo": 1.0, "hi": 3.0}}}],
+    }  # fmt: skip
+    page = results_page.render_results([record])
+    assert page == results_page.render_results([json.loads(json.dumps(record))])
+    assert ("| `g/x` | num_players=2 | vs heuristic | 1,234 | 0.500 [0.250, 0.750] | "
+            "0.400 [0.200, 0.600] | 3.1 | 2.0 |") in page  # fmt: skip
+    assert "10 games per row, seed 3, measured 2000-01-02 on 2 CPU cores" in page
+
+
+def _fields(model: type[BaseModel], seen: set) -> list[tuple[str, str]]:
+    out = []
+    for key, field in model.model_fields.items():
+        out.append((model.__name__, key))
+        for sub in (field.annotation, *getattr(field.annotation, "__args__", ())):
+            for inner in (sub, *getattr(sub, "__args__", ())):
+                if isinstance(inner, type) and issubclass(inner, BaseModel) and inner not in seen:
+                    seen.add(inner)
+                    out += _fields(inner, seen)
+    return out
+
+
+def test_config_page_lists_every_key_with_a_description():
+    from braincards.training.learning.config import TrainConfig
+
+    page = results_page.render_config()
+    sections = page.split("\n## ")
+    for model, key in _fields(TrainConfig, {TrainConfig}):
+        section = next((s for s in sections if s.startswith(f"{model} ")), None)
+        assert section is not None, f"no section for {model}"
+        row = next((line for line in section.split("\n") if line.startswith(f"| `{key}` |")), None)
+        assert row is not None, f"{model}.{key} is not on the config page"
+        assert not row.rstrip().endswith("|  |"), f"{model}.{key} has no description"
