@@ -29,7 +29,7 @@ test: $(STAMP) lint
 	mkdir -p build/imports/braincards
 	for d in envs training checkpoints; do ln -sfn $(CURDIR)/$$d build/imports/braincards/$$d; done
 	PYTHONPATH=build/imports $(VENV)/bin/lint-imports
-	$(VENV)/bin/mkdocs build --strict -q -d build/site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -q -d build/site
 	$(PY) -m pytest -q -n 2 tests
 
 # The Brain, 3 players at robber, from the quick config (about 4.5 minutes on 2 cores): prints
