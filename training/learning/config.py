@@ -106,6 +106,9 @@ class OpponentsConfig(_Strict):
         if has and not scheduled:
             raise ValueError("the pool has a 'snapshots' source but neither snapshot_every nor "
                              "snapshot_win_rate is set, so no snapshot would ever be taken")  # fmt: skip
+        if has and all(s.source == "snapshots" for s in self.pool):
+            raise ValueError("the pool has only 'snapshots': add a source for the games played "
+                             "before the first snapshot (e.g. random or heuristic)")  # fmt: skip
         return self
 
 
