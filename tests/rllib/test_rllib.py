@@ -244,7 +244,7 @@ def test_export_refuses_a_module_that_is_not_sb3_shaped():
 
 # ---------------------------------------------------------------------------- Ray runs
 def test_snapshot_weights_are_pushed_to_the_env_runners(ray_local):
-    cfg = _cfg("oh_my_brain_v0", opponents={"pool": [{"source": "snapshots"}],
+    cfg = _cfg("oh_my_brain_v0", opponents={"pool": [{"source": "snapshots"}, {"source": "random"}],
                                             "snapshot_every": 100, "max_snapshots": 2})  # fmt: skip
     s = rl_train._settings(cfg)
     config = rl_train.build_config(cfg, s, seed=0, num_env_runners=1, num_learners=0)
