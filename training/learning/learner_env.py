@@ -211,12 +211,6 @@ class LearnerGame:
             self._last_progress[agent] = now
         return reward
 
-    def owed(self) -> list[str]:
-        """The agents that decided in this game and are owed a reward now."""
-        if self.shaping:
-            return sorted(self._started)
-        return sorted(a for a in self._pending if a in self._started)
-
     def episode_return(self, agent: str = LEARNER) -> float:
         """The game's own return of ``agent``'s seat so far (no shaping)."""
         return self.returns[self._credit[agent]]
