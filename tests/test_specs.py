@@ -143,7 +143,10 @@ def test_check_options_names_the_key_and_the_allowed_values(game):
         spec.check_options({"num_players": 99})
     with pytest.raises(ValueError, match="options must be a mapping"):
         spec.check_options([("num_players", 2)])
-    assert spec.option_names() == list(spec.option_names())
+    assert spec.default("num_players") == spec.num_players({})
+    assert spec.default("render_mode") is None
+    with pytest.raises(ValueError, match=r"unknown option 'colour' for .*; its options"):
+        spec.default("colour")
     assert "num_players" in spec.option_names() and "render_mode" in spec.option_names()
 
 

@@ -74,6 +74,13 @@ class GameSpec:
         params = inspect.signature(self.raw_env).parameters
         return [k for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
+    def default(self, option: str):
+        """The env's default value of ``option`` (a ValueError for an unknown option)."""
+        param = inspect.signature(self.raw_env).parameters.get(option)
+        if param is None:
+            raise ValueError(f"unknown option {option!r} for {self.id}; its options: {self.option_names()}")
+        return param.default
+
     def check_options(self, config: dict | None) -> dict:
         """``config`` checked by the game itself: a ValueError names an unknown key (and the
         known ones) or a bad value (and what is allowed). Returns a copy; a
@@ -136,7 +143,7 @@ class GameSpec:
         config = dict(config or {})
         if "num_players" in config:
             return int(config["num_players"])
-        return int(inspect.signature(self.raw_env).parameters["num_players"].default)
+        return int(self.default("num_players"))
 
     def decision(self, state) -> str | None:
         """The kind of decision pending in ``state`` (None once the game is over)."""

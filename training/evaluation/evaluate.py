@@ -8,18 +8,12 @@ position equally often.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 
 from braincards.envs import derive_seed, get_spec
 
 from .harness import check_config, check_games, labels_of, rotation, run_tasks, validate_specs
 from .stats import fmt_interval, interval_dict, t_interval, wilson_interval
-
-
-def _default(spec, option: str):
-    """The env's default value of ``option``."""
-    return inspect.signature(spec.raw_env).parameters[option].default
 
 
 def _summary(records: list[dict], labels_all: list[str], variants: list[dict], game: str) -> dict:
@@ -58,7 +52,7 @@ def _summary(records: list[dict], labels_all: list[str], variants: list[dict], g
         option = spec.variant_option
         for v, cfg in enumerate(variants):
             recs = [r for r in records if r["variant"] == v]
-            key = str(cfg.get(option, _default(spec, option))) if option else "all"
+            key = str(cfg.get(option, spec.default(option))) if option else "all"
             by[key] = {
                 "games": len(recs),
                 "win_rate": interval_dict(wilson_interval(sum(bool(r["wins"][0]) for r in recs), len(recs))),

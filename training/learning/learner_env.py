@@ -190,6 +190,10 @@ class LearnerGame:
     def to_move(self) -> str | None:
         return None if self.over else self.agent_of[self.table.agent_selection]
 
+    def seat_of(self, agent: str) -> str:
+        """The seat whose rewards ``agent`` is credited (a team's learner: its first seat)."""
+        return self._credit[agent]
+
     def started(self, agent: str) -> bool:
         """Whether ``agent`` has made a decision in this game."""
         return agent in self._started
@@ -198,7 +202,7 @@ class LearnerGame:
         """The observation of the seat ``agent`` decides at (the one to move, if it is)."""
         seat = self.table.agent_selection
         if self.agent_of.get(seat) != agent:
-            seat = self._credit[agent]
+            seat = self.seat_of(agent)
         return self.table.observe(seat)
 
     def credit(self, agent: str) -> float:
@@ -213,14 +217,14 @@ class LearnerGame:
 
     def episode_return(self, agent: str = LEARNER) -> float:
         """The game's own return of ``agent``'s seat so far (no shaping)."""
-        return self.returns[self._credit[agent]]
+        return self.returns[self.seat_of(agent)]
 
     def won(self, agent: str = LEARNER) -> bool:
         """Whether ``agent``'s seat won the game (the spec decides; a truncated game has no
         winner)."""
         rewards = [self.returns[s] for s in self.seats]
         wins = self.spec.wins(self.raw.state, rewards, self.truncated)
-        return bool(wins[self.seats.index(self._credit[agent])])
+        return bool(wins[self.seats.index(self.seat_of(agent))])
 
     # ------------------------------------------------------------------ internals
     def _collect(self) -> None:
@@ -278,7 +282,7 @@ class LearnerEnv(gymnasium.Env):
     @property
     def learner(self) -> str:
         """The seat the learner plays (seat mode; the first seat in team mode)."""
-        return self.game._credit[LEARNER]
+        return self.game.seat_of(LEARNER)
 
     @property
     def seated(self) -> dict[str, tuple[str, object]]:
