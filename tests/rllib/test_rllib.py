@@ -180,18 +180,17 @@ def test_snapshot_seats_map_to_filled_slots_only():
 # ---------------------------------------------------------------------------- module + export
 def _module(game: str, players: int = 2, seed: int = 0):
     cfg = _cfg(game, env={"num_players": players})
-    s = rl_train._settings(cfg)
-    module = rl_train.local_module(s, cfg)
+    module = rl_train.local_module(cfg)
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():  # weights far from the init, so that a wrong mapping shows
         for p in module.parameters():
             p.copy_(torch.randn(p.shape, generator=gen) * 0.3)
-    return cfg, s, module
+    return cfg, module
 
 
 @pytest.mark.parametrize("game", ["the_brain_v0", "oh_my_brain_v0", "brilliant_boar_v0"])
 def test_exported_policy_computes_the_modules_logits_and_values(game, tmp_path):
-    cfg, s, module = _module(game)
+    cfg, module = _module(game)
     zip_path, json_path = export_checkpoint(
         module, tmp_path / "ck", game=game, env_config=cfg.env, net_arch=cfg.policy.net_arch,
         timesteps=123, seed=0,
@@ -200,7 +199,7 @@ def test_exported_policy_computes_the_modules_logits_and_values(game, tmp_path):
     assert meta["algo"] == "RLlibPPO" and meta["policy"]["kwargs"]["net_arch"] == {"pi": [32, 32], "vf": [32, 32]}
     policy = load_policy(tmp_path / "ck", game=game, config=cfg.env)
     net = policy.network
-    env = BraincardsMultiAgentEnv(rl_train._env_config(s, 0))
+    env = BraincardsMultiAgentEnv(rl_train.env_config(cfg, 0))
     obs_batch, mask_batch = [], []
     for steps in _random_play(env, 3):
         for _, obs, *_ in steps:
@@ -227,7 +226,7 @@ def test_exported_policy_computes_the_modules_logits_and_values(game, tmp_path):
         obs = {"observation": obs_batch[i], "action_mask": mask_batch[i].astype(np.int8)}
         assert policy.act(obs) == int(torch.argmax(masked[i]))
     # and the checkpoint's tensors load back into a fresh module exactly
-    _, _, fresh = _module(game, seed=1)
+    _, fresh = _module(game, seed=1)
     tensors = sb3_state_dict(module, cfg.policy.net_arch)
     load_sb3_state_dict(fresh, tensors, cfg.policy.net_arch)
     for name, tensor in sb3_state_dict(fresh, cfg.policy.net_arch).items():
@@ -235,7 +234,7 @@ def test_exported_policy_computes_the_modules_logits_and_values(game, tmp_path):
 
 
 def test_export_refuses_a_module_that_is_not_sb3_shaped():
-    cfg, _, module = _module("oh_my_brain_v0")
+    cfg, module = _module("oh_my_brain_v0")
     with pytest.raises(ValueError, match="net_arch"):
         sb3_state_dict(module, [64, 64])
     with pytest.raises(ValueError, match="relu"):
@@ -246,8 +245,8 @@ def test_export_refuses_a_module_that_is_not_sb3_shaped():
 def test_snapshot_weights_are_pushed_to_the_env_runners(ray_local):
     cfg = _cfg("oh_my_brain_v0", opponents={"pool": [{"source": "snapshots"}, {"source": "random"}],
                                             "snapshot_every": 100, "max_snapshots": 2})  # fmt: skip
-    s = rl_train._settings(cfg)
-    config = rl_train.build_config(cfg, s, seed=0, num_env_runners=1, num_learners=0)
+    assert rl_train.max_snapshots(cfg) == 2
+    config = rl_train.build_config(cfg, seed=0, num_env_runners=1, num_learners=0)
     algo = config.build_algo()
     try:
         learner = rl_train._learner_state(algo, LEARNER)
@@ -299,7 +298,7 @@ def test_train_the_brain_2p_export_load_play_and_resume(ray_local, tmp_path):
 def test_train_oh_my_brain_2p_against_heuristic_checkpoint_and_snapshots(ray_local, tmp_path):
     game = "oh_my_brain_v0"
     # a checkpoint opponent (an exported, untrained module) inside RLlib training
-    cfg0, _, module = _module(game)
+    cfg0, module = _module(game)
     opponent, _ = export_checkpoint(module, tmp_path / "opp", game=game, env_config=cfg0.env,
                                     net_arch=cfg0.policy.net_arch, timesteps=0)  # fmt: skip
     cfg = _cfg(game, opponents={

@@ -63,33 +63,24 @@ from .module import module_spec
 
 
 # ---------------------------------------------------------------------------- config
-def _settings(cfg) -> dict:
-    """What the RLlib run needs from a :class:`~braincards.training.learning.config.TrainConfig`."""
-    n_players, mode = cfg.num_players, cfg.mode
-    pool = [{"source": s.source, "weight": float(s.weight)} for s in cfg.opponents.pool]
-    snapshots = mode == "seat" and any(p["source"] == "snapshots" for p in pool)
+def max_snapshots(cfg) -> int:
+    """The frozen snapshot modules a run needs: ``opponents.max_snapshots`` in seat mode with a
+    ``snapshots`` source, else none."""
+    snapshots = cfg.mode == "seat" and any(src.source == "snapshots" for src in cfg.opponents.pool)
+    return int(cfg.opponents.max_snapshots) if snapshots else 0
+
+
+def env_config(cfg, seed: int) -> dict:
+    """RLlib's ``env_config`` of a run (RLlib ships a plain mapping to its env runners)."""
     return {
         "game": cfg.game,
         "env": dict(cfg.env),
-        "mode": mode,
-        "players": n_players,
-        "history_k": int(cfg.history_k or 0),
-        "shaping": float(getattr(cfg, "shaping", 0.0) or 0.0),
-        "pool": pool,
-        "max_snapshots": int(cfg.opponents.max_snapshots) if snapshots else 0,
-    }
-
-
-def _env_config(s: dict, seed: int) -> dict:
-    return {
-        "game": s["game"],
-        "env": s["env"],
-        "mode": s["mode"],
-        "opponents": s["pool"],
-        "max_snapshots": s["max_snapshots"],
+        "mode": cfg.mode,
+        "opponents": [{"source": src.source, "weight": float(src.weight)} for src in cfg.opponents.pool],
+        "max_snapshots": max_snapshots(cfg),
         "snapshot_slots": 0,
-        "history_k": s["history_k"],
-        "shaping": s["shaping"],
+        "history_k": cfg.history_k,
+        "shaping": cfg.shaping,
         "seed": seed,
     }
 
@@ -98,17 +89,17 @@ def _map_agent(agent_id, episode=None, **kwargs):
     return module_for(agent_id)
 
 
-def build_config(cfg, s: dict, *, seed: int, num_env_runners: int, num_learners: int):
+def build_config(cfg, *, seed: int, num_env_runners: int, num_learners: int):
     """The RLlib ``PPOConfig`` of a braincards training config."""
     ppo = cfg.ppo
     runners = max(1, num_env_runners)
     batch = int(cfg.rllib.train_batch_size or ppo.n_steps * cfg.n_envs)
     per_learner = math.ceil(batch / max(1, num_learners))
-    modules = [LEARNER] + [f"snapshot_{k}" for k in range(s["max_snapshots"])]
+    modules = [LEARNER] + [f"snapshot_{k}" for k in range(max_snapshots(cfg))]
     spec = module_spec(cfg.policy.net_arch, cfg.policy.activation)
     config = (
         PPOConfig()
-        .environment(BraincardsMultiAgentEnv, env_config=_env_config(s, seed),
+        .environment(BraincardsMultiAgentEnv, env_config=env_config(cfg, seed),
                      disable_env_checking=True)  # fmt: skip
         .framework("torch")
         .env_runners(
@@ -218,9 +209,9 @@ def _learner_steps(result: dict) -> int:
 
 
 # ---------------------------------------------------------------------------- export + eval
-def local_module(s: dict, cfg, state: dict | None = None):
+def local_module(cfg, state: dict | None = None):
     """A fresh :class:`MaskedPPOTorchRLModule` for the config's env (weights from ``state``)."""
-    env = BraincardsMultiAgentEnv(_env_config(s, 0))
+    env = BraincardsMultiAgentEnv(env_config(cfg, 0))
     agent = env.possible_agents[0]
     spec = module_spec(cfg.policy.net_arch, cfg.policy.activation,
                        observation_space=env.observation_spaces[agent],
@@ -317,7 +308,7 @@ class RLlibRun:
         self.runners = int(cfg.rllib.num_env_runners if num_env_runners is None else num_env_runners)
         self.learners = int(cfg.rllib.num_learners if num_learners is None else num_learners)
         self.address = address if address is not None else cfg.rllib.address
-        self.s = _settings(cfg)
+        self.max_snapshots = max_snapshots(cfg)
         self.out.mkdir(parents=True, exist_ok=True)
         self.training = config_dict(cfg)
         self.training.update({"backend": "rllib", "total_timesteps": self.total, "seed": self.seed})
@@ -328,7 +319,7 @@ class RLlibRun:
     def build(self) -> float:
         """The algorithm, with the learner's starting weights; returns the build seconds."""
         t = time.perf_counter()
-        config = build_config(self.cfg, self.s, seed=self.seed, num_env_runners=self.runners,
+        config = build_config(self.cfg, seed=self.seed, num_env_runners=self.runners,
                               num_learners=self.learners)  # fmt: skip
         self.algo = config.build_algo()
         _set_threads(self.algo, self.cfg.torch_threads)
@@ -340,7 +331,7 @@ class RLlibRun:
             pretrained["seconds"] = round(time.perf_counter() - t, 1)
             self.training["pretrained"] = pretrained
         if tensors is not None:
-            module = local_module(self.s, self.cfg)
+            module = local_module(self.cfg)
             load_sb3_state_dict(module, tensors, self.cfg.policy.net_arch, self.cfg.policy.activation)
             _set_module_everywhere(self.algo, LEARNER, module.get_state())
             if self.resume_tensors is not None:
@@ -349,19 +340,19 @@ class RLlibRun:
 
     def take_snapshot(self, steps: int) -> None:
         """Copy the learner into the next snapshot slot (oldest replaced), everywhere."""
-        slot = self.snapshots_taken % self.s["max_snapshots"]
+        slot = self.snapshots_taken % self.max_snapshots
         _set_module_everywhere(self.algo, f"snapshot_{slot}", _learner_state(self.algo, LEARNER))
         self.snapshots_taken += 1
-        filled = min(self.snapshots_taken, self.s["max_snapshots"])
+        filled = min(self.snapshots_taken, self.max_snapshots)
         _foreach_env(self.algo, lambda env: env.set_snapshot_slots(filled))
         self.log(f"rllib: snapshot {self.snapshots_taken} of the learner at {steps} steps -> slot {slot}")
 
     def export(self, name: str, steps: int, evaluation=None):
-        module = local_module(self.s, self.cfg, _learner_state(self.algo, LEARNER))
+        module = local_module(self.cfg, _learner_state(self.algo, LEARNER))
         return export_checkpoint(
-            module, self.out / name, game=self.s["game"], env_config=self.s["env"],
+            module, self.out / name, game=self.cfg.game, env_config=dict(self.cfg.env),
             net_arch=self.cfg.policy.net_arch, activation=self.cfg.policy.activation,
-            timesteps=steps, seed=self.seed, history_k=self.s["history_k"], training=self.training,
+            timesteps=steps, seed=self.seed, history_k=self.cfg.history_k, training=self.training,
             evaluation=evaluation, extra={"rllib_iterations": self.iteration},
         )  # fmt: skip
 
@@ -379,7 +370,7 @@ class RLlibRun:
             "games": len(outcomes),
             "win_rate": round(sum(outcomes) / len(outcomes), 4) if outcomes else "",
             "return_mean": _metric(result, "env_runners", "agent_episode_returns_mean",
-                                   LEARNER if self.s["mode"] == "seat" else "player_0", default=""),
+                                   LEARNER if self.cfg.mode == "seat" else "player_0", default=""),
         }  # fmt: skip
         writer(row)
         if self.progress:
@@ -402,12 +393,12 @@ class RLlibRun:
 
     def run(self) -> dict:
         build_s = self.build()
-        cfg, s = self.cfg, self.s
-        self.log(f"rllib: {s['game']} {s['mode']} mode, {s['players']} players, "
+        cfg = self.cfg
+        self.log(f"rllib: {cfg.game} {cfg.mode} mode, {cfg.num_players} players, "
                  f"{self.runners} env runner(s), {self.learners or 'local'} learner(s), "
                  f"ray {'at ' + self.address if self.address else 'local'}; built in {build_s:.1f}s")  # fmt: skip
         schedule = SnapshotSchedule(cfg, self.offset)
-        schedule.enabled = schedule.enabled and s["max_snapshots"] > 0
+        schedule.enabled = schedule.enabled and self.max_snapshots > 0
         next_eval, best, steps, train_s = self.offset + cfg.evaluation.every, -math.inf, self.offset, 0.0
         with open(self.out / "progress.csv", "w", newline="") as fh:
             writer = _csv_writer(fh)
@@ -428,7 +419,7 @@ class RLlibRun:
 
     def summary(self, steps: int, train_s: float, build_s: float, evaluation: dict) -> dict:
         out = {
-            "backend": "rllib", "game": self.s["game"], "last": str(self.out / "last.zip"),
+            "backend": "rllib", "game": self.cfg.game, "last": str(self.out / "last.zip"),
             "best": str(self.out / "best.zip"), "timesteps": steps, "iterations": self.iteration,
             "train_seconds": round(train_s, 2), "build_seconds": round(build_s, 2),
             "steps_per_s": round((steps - self.offset) / train_s, 1) if train_s else None,
