@@ -16,6 +16,9 @@ The docs' training page lists every key with its default (generated from these m
 
 from __future__ import annotations
 
+import os
+import reprlib
+import stat
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -37,8 +40,29 @@ class ConfigError(ValueError):
     """A training config that cannot be used (names the key and what is allowed)."""
 
 
+# What a config file (or a --set value) may hold, checked before any Python object is built:
+MAX_CONFIG_BYTES = 1 << 20  # 1 MiB
+MAX_CONFIG_DEPTH = 64  # nesting levels, counted through aliases
+MAX_CONFIG_NODES = 100_000  # values (scalars, lists, mappings), each alias counted as a copy
+# What the numbers in a config may be (so that a run fits the machine):
+MAX_SEED = 2**32 - 1  # numpy's seed range
+MAX_TIMESTEPS = 10**10
+MAX_N_STEPS = 16_384  # ppo.n_steps (per env)
+MAX_BATCH_SIZE = 65_536
+MAX_ROLLOUT_STEPS = 262_144  # ppo.n_steps * n_envs
+MAX_ROLLOUT_BYTES = 2 << 30  # 2 GiB: the rollout buffer (observations, masks, ...) in memory
+MAX_EVAL_GAMES = 100_000  # evaluation.games (per table)
+MAX_PRETRAIN_GAMES = 1_000_000
+MAX_PRETRAIN_HELD_GAMES = 20_000  # pretrain.chunk_games * pretrain.replay_chunks, held in memory
+MAX_SNAPSHOTS = 100
+MAX_WEIGHT = 1e6
+MAX_TEXT = 1024  # a spec, a path or an address
+SHOWN_CHARS = 80  # a given value is shown truncated to this
+SHOWN_ERRORS = 20  # the invalid keys listed in one message
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, validate_default=True)
+    model_config = ConfigDict(extra="forbid", strict=True, validate_default=True, allow_inf_nan=False)
 
 
 class PolicyConfig(_Strict):
@@ -65,16 +89,18 @@ class PPOConfig(_Strict):
     """sb3-contrib MaskablePPO hyperparameters (``n_steps`` per environment)."""
 
     learning_rate: float = Field(3e-4, gt=0, le=1, description="Adam's step size")
-    n_steps: int = Field(256, ge=8, description='steps collected per env before each update')
-    batch_size: int = Field(256, ge=2, description='minibatch size')
+    n_steps: int = Field(256, ge=8, le=MAX_N_STEPS, description='steps collected per env before each update '
+                         f'(n_steps * n_envs at most {MAX_ROLLOUT_STEPS:,}, and a rollout buffer of at most '
+                         f'{MAX_ROLLOUT_BYTES >> 30} GiB)')
+    batch_size: int = Field(256, ge=2, le=MAX_BATCH_SIZE, description='minibatch size')
     n_epochs: int = Field(4, ge=1, le=100, description='passes over each rollout')
     gamma: float = Field(0.995, gt=0, le=1, description='discount factor')
     gae_lambda: float = Field(0.95, ge=0, le=1, description="GAE's lambda")
     clip_range: float = Field(0.2, gt=0, le=1, description="PPO's clipping of the probability ratio")
     ent_coef: float = Field(0.01, ge=0, le=1, description='entropy bonus weight')
     vf_coef: float = Field(0.5, ge=0, le=10, description='value loss weight')
-    max_grad_norm: float = Field(0.5, gt=0, description='gradient norm clip')
-    target_kl: float | None = Field(None, gt=0, description="stop an update's epochs early past this KL (none: never; SB3 only)")
+    max_grad_norm: float = Field(0.5, gt=0, le=1000, description='gradient norm clip')
+    target_kl: float | None = Field(None, gt=0, le=100, description="stop an update's epochs early past this KL (none: never; SB3 only)")
 
 
 class OpponentSource(_Strict):
@@ -82,21 +108,22 @@ class OpponentSource(_Strict):
     ``snapshots`` (frozen copies of the learner) or a checkpoint name/path; drawn with
     probability proportional to ``weight``."""
 
-    source: str = Field(min_length=1, description='`random`, `heuristic` (or any built-in spec), `snapshots`, or a checkpoint name or path')
-    weight: float = Field(1.0, gt=0, description='relative probability of drawing this source')
+    source: str = Field(min_length=1, max_length=MAX_TEXT, description='`random`, `heuristic` (or any built-in spec), `snapshots`, or a checkpoint name or path')
+    weight: float = Field(1.0, gt=0, le=MAX_WEIGHT, description='relative probability of drawing this source')
 
 
 class OpponentsConfig(_Strict):
     """Competitive games: who sits at the other seats (drawn per seat, per episode)."""
 
     pool: list[OpponentSource] = Field(
-        default_factory=lambda: [OpponentSource(source="heuristic", weight=1.0)], min_length=1, description='the sources the other seats are drawn from, each with a weight')
-    snapshot_every: int | None = Field(None, ge=1, description="add a snapshot every N timesteps")
+        default_factory=lambda: [OpponentSource(source="heuristic", weight=1.0)], min_length=1, max_length=64,
+        description='the sources the other seats are drawn from, each with a weight')
+    snapshot_every: int | None = Field(None, ge=1, le=MAX_TIMESTEPS, description="add a snapshot every N timesteps")
     snapshot_win_rate: float | None = Field(
         None, gt=0, le=1, description="add a snapshot when the learner's recent win rate reaches it"
     )
-    snapshot_window: int = Field(200, ge=10, description="episodes in the recent win rate")
-    max_snapshots: int = Field(10, ge=1, description='snapshots kept; the oldest is dropped beyond it')
+    snapshot_window: int = Field(200, ge=10, le=100_000, description="episodes in the recent win rate")
+    max_snapshots: int = Field(10, ge=1, le=MAX_SNAPSHOTS, description='snapshots kept; the oldest is dropped beyond it')
     deterministic: bool = Field(False, description="checkpoint and snapshot opponents play their argmax")
 
     @model_validator(mode="after")
@@ -119,32 +146,33 @@ class EvaluationConfig(_Strict):
     learner at one seat with that partner at the others. Competitive games: the learner at
     one seat against ``opponents`` at the others (seats rotate)."""
 
-    every: int = Field(50_000, ge=1, description="timesteps between evaluations")
-    games: int = Field(200, ge=1, description='games per evaluation table')
-    seed: int = Field(12345, ge=0, description="the evaluations' seed (the same deals at every evaluation)")
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"], description='competitive games: one table per opponent spec')
-    partners: list[str] = Field(default_factory=lambda: ["heuristic"], description='cooperative games: one table per partner spec, beside the team table')
+    every: int = Field(50_000, ge=1, le=MAX_TIMESTEPS, description="timesteps between evaluations")
+    games: int = Field(200, ge=1, le=MAX_EVAL_GAMES, description='games per evaluation table')
+    seed: int = Field(12345, ge=0, le=MAX_SEED, description="the evaluations' seed (the same deals at every evaluation)")
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"], max_length=32, description='competitive games: one table per opponent spec')
+    partners: list[str] = Field(default_factory=lambda: ["heuristic"], max_length=32, description='cooperative games: one table per partner spec, beside the team table')
 
 
 class PretrainConfig(_Strict):
     """Behaviour cloning before PPO (:mod:`braincards.training.learning.pretrain`): the learner first
     imitates ``teacher`` on ``games`` games it plays at the learner's seats."""
 
-    teacher: str = Field(min_length=1, description="a policy spec, e.g. heuristic")
-    games: int = Field(500, ge=1, description='games recorded for cloning')
-    chunk_games: int = Field(100, ge=1, description='games per recorded chunk (each chunk is fitted before the next is played)')
+    teacher: str = Field(min_length=1, max_length=MAX_TEXT, description="a policy spec, e.g. heuristic")
+    games: int = Field(500, ge=1, le=MAX_PRETRAIN_GAMES, description='games recorded for cloning')
+    chunk_games: int = Field(100, ge=1, le=MAX_PRETRAIN_HELD_GAMES, description='games per recorded chunk (each chunk is fitted before the next is played; '
+                             f'chunk_games * replay_chunks at most {MAX_PRETRAIN_HELD_GAMES:,}, the games held in memory)')
     epochs: int = Field(4, ge=1, le=100, description='passes over each chunk (with its replayed chunks)')
-    batch_size: int = Field(256, ge=1, description='minibatch size of the cloning fit')
+    batch_size: int = Field(256, ge=1, le=MAX_BATCH_SIZE, description='minibatch size of the cloning fit')
     learning_rate: float = Field(1e-3, gt=0, le=1, description="the cloning fit's Adam step size")
     final_learning_rate: float | None = Field(None, gt=0, le=1, description="if set, the learning "
                                               "rate goes linearly from learning_rate (first chunk) to this (last chunk)")
-    value_coef: float = Field(0.5, ge=0, description="weight of the value head's loss (discounted returns of the games)")
+    value_coef: float = Field(0.5, ge=0, le=100, description="weight of the value head's loss (discounted returns of the games)")
     dagger: bool = Field(False, description="after the first chunk the learner plays, the teacher labels")
-    dagger_after: int | None = Field(None, ge=1, description="with dagger: the games the teacher "
+    dagger_after: int | None = Field(None, ge=1, le=MAX_PRETRAIN_GAMES, description="with dagger: the games the teacher "
                                      "plays before the learner takes over (default: one chunk)")
     replay_chunks: int = Field(1, ge=1, le=1000, description="fit each chunk together with the "
                                "games of the previous replay_chunks - 1 chunks (DAgger's aggregation)")
-    hand_coef: float = Field(0.0, ge=0, description="event_reader: weight of the auxiliary loss that "
+    hand_coef: float = Field(0.0, ge=0, le=100, description="event_reader: weight of the auxiliary loss that "
                              "teaches its hand belief the replay of its own draws and plays")
 
 
@@ -156,6 +184,11 @@ class PretrainConfig(_Strict):
             if self.dagger_after >= self.games:
                 raise ValueError(f"pretrain.dagger_after={self.dagger_after} leaves no DAgger games: it must "
                                  f"be less than pretrain.games ({self.games})")  # fmt: skip
+        held = self.chunk_games * self.replay_chunks
+        if held > MAX_PRETRAIN_HELD_GAMES:
+            raise ValueError(f"pretrain.chunk_games * pretrain.replay_chunks = {self.chunk_games} * "
+                             f"{self.replay_chunks} = {held:,} games held in memory; the limit is "
+                             f"{MAX_PRETRAIN_HELD_GAMES:,}")  # fmt: skip
         return self
 
     def learner_plays(self, done: int) -> bool:
@@ -167,16 +200,16 @@ class PretrainConfig(_Strict):
 class RLlibConfig(_Strict):
     """``--backend rllib`` only (issue 10): where and how wide RLlib runs."""
 
-    num_env_runners: int = Field(1, ge=0, description='RLlib env runners (sampling processes); 0 samples in the driver')
-    num_learners: int = Field(0, ge=0, description='RLlib learners; 0 learns in the driver')
-    address: str | None = Field(None, description='`ray.init(address=...)`: `auto`, `HEAD_IP:6379`, `ray://HEAD_IP:10001`; none starts a local Ray')
-    train_batch_size: int | None = Field(None, ge=1, description='steps per training iteration (default `n_steps * n_envs`)')
+    num_env_runners: int = Field(1, ge=0, le=1024, description='RLlib env runners (sampling processes); 0 samples in the driver')
+    num_learners: int = Field(0, ge=0, le=256, description='RLlib learners; 0 learns in the driver')
+    address: str | None = Field(None, max_length=MAX_TEXT, description='`ray.init(address=...)`: `auto`, `HEAD_IP:6379`, `ray://HEAD_IP:10001`; none starts a local Ray')
+    train_batch_size: int | None = Field(None, ge=1, le=MAX_ROLLOUT_STEPS, description='steps per training iteration (default `n_steps * n_envs`)')
 
 
 class TrainConfig(_Strict):
     """One training run (see the module docstring)."""
 
-    game: str = Field(description='the env id or name (`the_brain_v0` or `the_brain`)')
+    game: str = Field(max_length=MAX_TEXT, description='the env id or name (`the_brain_v0` or `the_brain`)')
     env: dict[str, Any] = Field(default_factory=dict, description="the env's options, as `braincards.envs.make(game, **env)` takes them")
     mode: Literal["team", "seat"] | None = Field(
         None, description="team: one policy plays every seat (cooperative); seat: the learner "
@@ -185,8 +218,8 @@ class TrainConfig(_Strict):
     history_k: int = Field(0, ge=0, le=256, description="Brilliant Boar: HistoryWrapper slots")
     shaping: float = Field(0.0, ge=0, le=10, description="The Brain: reward += shaping x the "
                            "share of the 36 cards played out since the learner's last step")
-    seed: int = Field(0, ge=0, description="seeds the envs, the network's initialisation and the opponent draws")
-    total_timesteps: int = Field(ge=1, description="the learner's decisions to train for (`--timesteps` overrides it)")
+    seed: int = Field(0, ge=0, le=MAX_SEED, description="seeds the envs, the network's initialisation and the opponent draws")
+    total_timesteps: int = Field(ge=1, le=MAX_TIMESTEPS, description="the learner's decisions to train for (`--timesteps` overrides it)")
     n_envs: int = Field(4, ge=1, le=256, description='copies of the learner env in the vectorised env')
     vec_env: Literal["dummy", "subproc"] = Field("dummy", description='`dummy` (one process) or `subproc` (one process per env)')
     torch_threads: int = Field(1, ge=1, le=256, description='torch threads per process (`--torch-threads`); 1 is fastest for small batches')
@@ -232,9 +265,20 @@ class TrainConfig(_Strict):
         if self.shaping and spec.progress is None:
             raise ValueError(f"shaping={self.shaping}: {self.game} has no progress measure; "
                              f"set 0 for {self.game}")  # fmt: skip
-        if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
+        rollout = self.ppo.n_steps * self.n_envs
+        if rollout > MAX_ROLLOUT_STEPS:
+            raise ValueError(f"ppo.n_steps * n_envs = {self.ppo.n_steps} * {self.n_envs} = {rollout:,} steps "
+                             f"in a rollout; the limit is {MAX_ROLLOUT_STEPS:,}")  # fmt: skip
+        need = max(_rollout_bytes(spec.spaces(variant, self.history_k), rollout)
+                   for variant in spec.variants(self.env))  # fmt: skip
+        if need > MAX_ROLLOUT_BYTES:
+            raise ValueError(f"ppo.n_steps * n_envs = {self.ppo.n_steps} * {self.n_envs} = {rollout:,} steps "
+                             f"need a rollout buffer of {need / 2**30:.1f} GiB for {self.game} "
+                             f"(history_k {self.history_k}); the limit is {MAX_ROLLOUT_BYTES >> 30} GiB: "
+                             f"lower ppo.n_steps or n_envs")  # fmt: skip
+        if self.ppo.batch_size > rollout:
             raise ValueError(f"ppo.batch_size={self.ppo.batch_size} is larger than a rollout "
-                             f"(ppo.n_steps * n_envs = {self.ppo.n_steps * self.n_envs})")  # fmt: skip
+                             f"(ppo.n_steps * n_envs = {rollout})")  # fmt: skip
         return self
 
     @property
@@ -251,6 +295,15 @@ def _games() -> list[str]:
     return sorted(SPECS)
 
 
+def _rollout_bytes(spaces: dict, steps: int) -> int:
+    """The memory of MaskablePPO's rollout buffer for ``steps`` transitions: float32
+    observations and action masks, an int64 action and six float32 scalars per step."""
+    obs = 1
+    for n in spaces["observation_shape"]:
+        obs *= n
+    return steps * (4 * (obs + spaces["action_n"]) + 8 + 6 * 4)
+
+
 def check_rllib_backend(cfg: TrainConfig) -> None:
     """ValueError unless ``cfg`` can train on the RLlib backend, which builds RLlib's own
     MLP module (``policy.kind: mlp`` only)."""
@@ -260,10 +313,13 @@ def check_rllib_backend(cfg: TrainConfig) -> None:
 
 
 def _describe(err: ValidationError, source: str) -> str:
+    """One line per invalid key (the first SHOWN_ERRORS): the key, what is allowed and the
+    given value, truncated, so that a huge value never makes a huge message."""
     lines = []
-    for e in err.errors():
-        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
-        msg = e["msg"].removeprefix("Value error, ")
+    errors = err.errors(include_url=False)
+    for e in errors[:SHOWN_ERRORS]:
+        key = _shorten(".".join(str(p) for p in e["loc"])) or "(top level)"
+        msg = _shorten(e["msg"].removeprefix("Value error, "), 4 * SHOWN_CHARS)
         if e["type"] == "extra_forbidden":
             parent = _model_at(e["loc"][:-1])
             allowed = sorted(parent.model_fields) if parent else []
@@ -274,10 +330,31 @@ def _describe(err: ValidationError, source: str) -> str:
         if e["type"] in ("missing", "extra_forbidden") or isinstance(got, dict):
             lines.append(f"  {key}: {msg}")
             continue
-        if isinstance(got, str) and _is_number(got):
+        if isinstance(got, str) and len(got) < 64 and _is_number(got):
             msg += " (YAML reads 3e-4 as text: write 3.0e-4)"
-        lines.append(f"  {key}: {msg} (got {got!r})")
+        lines.append(f"  {key}: {msg} (got {_shown(got)})")
+    if len(errors) > SHOWN_ERRORS:
+        lines.append(f"  ... and {len(errors) - SHOWN_ERRORS} more")
     return f"{source}: invalid training config:\n" + "\n".join(lines)
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 3, 6, 6, 4
+_REPR.maxstring = _REPR.maxlong = _REPR.maxother = SHOWN_CHARS
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)`` cut to SHOWN_CHARS characters (reprlib looks at a few items only, so a
+    huge list costs nothing)."""
+    try:
+        text = _REPR.repr(value)
+    except ValueError:  # an int too long for str() (Python's digit limit)
+        text = f"<{type(value).__name__}>"
+    return _shorten(text)
+
+
+def _shorten(text: str, limit: int = SHOWN_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _model_at(loc) -> type[BaseModel] | None:
@@ -312,32 +389,177 @@ def parse_train_config(data: Any, source: str = "config") -> TrainConfig:
         raise ConfigError(_describe(err, source)) from None
 
 
-def read_yaml(path: str | Path, what: str = "config file") -> Any:
-    """The data of a YAML file (``{}`` for an empty one); ValueError if it is missing or
-    not valid YAML."""
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"{what} {path} does not exist")
+class _LimitedLoader(yaml.SafeLoader):
+    """PyYAML's SafeLoader with the limits of a config: at most MAX_CONFIG_DEPTH levels of
+    nesting while the node tree is composed (so a 100,000-deep file stops at level 65, long
+    before Python's recursion limit), and no duplicate key in a mapping. The size of the
+    tree with every alias expanded is checked by :func:`_check_tree` before any Python
+    object is built."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > MAX_CONFIG_DEPTH:
+                line = self.peek_event().start_mark.line + 1
+                raise _Refused(f"nests deeper than {MAX_CONFIG_DEPTH} levels (line {line}); "
+                               f"the limit is {MAX_CONFIG_DEPTH}")  # fmt: skip
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # `<<: *base`: the keys it brings may be overridden here
+                key = self.construct_object(key_node, deep=deep)
+                line = key_node.start_mark.line + 1
+                try:
+                    first = seen.get(key)
+                except TypeError:  # an unhashable key: the constructor says so below
+                    continue
+                if first is not None:
+                    raise _Refused(f"has the key {_shown(key)} twice in one mapping (line {first} "
+                                   f"and line {line}); keep one")  # fmt: skip
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+class _Refused(ValueError):
+    """A YAML text past a limit of :func:`_load_yaml` (the message lacks the source)."""
+
+
+def _children(node) -> list:
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def _check_tree(root) -> None:
+    """_Refused if the node tree, every alias expanded, holds more than MAX_CONFIG_NODES
+    values or nests deeper than MAX_CONFIG_DEPTH, or if an alias refers to a node that
+    contains it. Iterative, and each node is measured once (an alias is a shared node), so a
+    billion-laughs text costs as little as its own length."""
+    size: dict[int, int] = {}
+    height: dict[int, int] = {}
+    open_: set[int] = set()  # the nodes being measured: the path from the root
+    stack = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        line = node.start_mark.line + 1
+        if children_done:
+            open_.discard(key)
+            kids = _children(node)
+            size[key] = 1 + sum(size[id(k)] for k in kids)
+            height[key] = 1 + max((height[id(k)] for k in kids), default=0)
+            if height[key] > MAX_CONFIG_DEPTH:
+                raise _Refused(f"nests deeper than {MAX_CONFIG_DEPTH} levels once its aliases are expanded "
+                               f"(line {line}); the limit is {MAX_CONFIG_DEPTH}")  # fmt: skip
+            if size[key] > MAX_CONFIG_NODES:
+                raise _Refused(f"holds more than {MAX_CONFIG_NODES:,} values once its aliases are expanded "
+                               f"(line {line}); the limit is {MAX_CONFIG_NODES:,}")  # fmt: skip
+            continue
+        if key in size:
+            continue
+        if key in open_:
+            raise _Refused(f"has an alias inside the node it refers to (line {line}): "
+                           f"a recursive structure")  # fmt: skip
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((k, False) for k in _children(node) if id(k) not in size)
+
+
+def _load_yaml(text: str) -> Any:
+    """``yaml.safe_load(text)`` within the limits (_Refused, or yaml.YAMLError)."""
+    loader = _LimitedLoader(text)
     try:
-        data = yaml.safe_load(p.read_text())
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_tree(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _parse_yaml(text: str, label: str) -> Any:
+    """:func:`_load_yaml` with every failure a one-line ValueError that starts with ``label``."""
+    try:
+        return _load_yaml(text)
+    except _Refused as err:
+        raise ValueError(f"{label} {err}") from None
     except yaml.YAMLError as err:
-        raise ValueError(f"{what} {path} is not valid YAML: {err}") from None
+        raise ValueError(f"{label} is not valid YAML: {_shorten(str(err), 1000)}") from None
+    except ValueError as err:  # a value that cannot be built, e.g. an int past Python's digit limit
+        raise ValueError(f"{label} has a value that cannot be read: {_shorten(str(err), 2 * SHOWN_CHARS)}") from None
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))  # fmt: skip
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a file that is not a regular file is (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def read_yaml(path: str | Path, what: str = "config file") -> Any:
+    """The data of a YAML file (``{}`` for an empty one); ValueError if it is missing, not a
+    regular file, larger than MAX_CONFIG_BYTES, not UTF-8, not valid YAML, has a duplicate
+    key, or nests or expands (aliases) past MAX_CONFIG_DEPTH / MAX_CONFIG_NODES."""
+    label = f"{what} {path}"
+    try:
+        kind = _not_regular(os.stat(path).st_mode)  # before opening: opening a FIFO would block
+    except (FileNotFoundError, NotADirectoryError):
+        raise ValueError(f"{label} does not exist") from None
+    except OSError as err:
+        raise ValueError(f"{label} cannot be read: {err.strerror or err}") from None
+    if kind:
+        raise ValueError(f"{label} is {kind}, not a regular file")
+    try:  # non-blocking: if a FIFO took the file's place since the stat, it does not block
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            kind = _not_regular(os.fstat(f.fileno()).st_mode)
+            if kind:
+                raise ValueError(f"{label} is {kind}, not a regular file")
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as err:
+        raise ValueError(f"{label} cannot be read: {err.strerror or err}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ValueError(f"{label} is larger than {MAX_CONFIG_BYTES:,} bytes (1 MiB), the limit for a config file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{label} is not UTF-8 text: byte {raw[err.start]:#04x} at offset {err.start} "
+                         f"cannot be decoded") from None  # fmt: skip
+    data = _parse_yaml(text, label)
     return {} if data is None else data
 
 
 def parse_sets(items: list[str] | None) -> dict[str, Any]:
-    """``--set KEY=VALUE`` options -> ``{KEY: value}`` (each value parsed as YAML)."""
+    """``--set KEY=VALUE`` options -> ``{KEY: value}`` (each value parsed as YAML, within the
+    limits of a config file)."""
     out: dict[str, Any] = {}
     for item in items or []:
         key, sep, value = item.partition("=")
+        shown = _shown(item)
         if not sep:
-            raise ValueError(f"--set {item!r}: expected KEY=VALUE")
+            raise ValueError(f"--set {shown}: expected KEY=VALUE")
         if not key.strip():
-            raise ValueError(f"--set {item!r}: empty key; expected KEY=VALUE")
-        try:
-            out[key.strip()] = yaml.safe_load(value)
-        except yaml.YAMLError as err:
-            raise ValueError(f"--set {item!r}: bad value: {err}") from None
+            raise ValueError(f"--set {shown}: empty key; expected KEY=VALUE")
+        if len(value.encode("utf-8", "surrogateescape")) > MAX_CONFIG_BYTES:
+            raise ValueError(f"--set {_shown(key.strip())}: the value is larger than {MAX_CONFIG_BYTES:,} bytes")
+        out[key.strip()] = _parse_yaml(value, f"--set {shown}")
     return out
 
 
