@@ -27,6 +27,7 @@ SPEC = GameSpec(
     decisions=rules.DECISIONS,
     scores=scores,
     history_wrapper=HistoryWrapper,
+    reward_options=("reward", "normalize"),
 )
 
 __all__ = ["SPEC", "HistoryWrapper", "env", "raw_env", "solo_env"]

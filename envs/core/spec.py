@@ -16,6 +16,9 @@ from typing import Any
 
 from .base import CardGameEnv
 
+# options every env has that change how it is run, not the game (cycle cap, rendering, what
+# an illegal action does)
+ENV_OPTIONS = ("max_cycles", "render_mode", "illegal_action")
 DECLARED: dict[str, GameSpec] = {}  # every spec by id, as it was declared (pickling reads it)
 
 
@@ -35,7 +38,9 @@ class GameSpec:
       ``private_decisions`` - those another seat may not see being made;
     * ``baseline`` - the policy spec every learned policy is compared with;
     * ``variant_option`` - an option that may be given as a list, one value per game in turn
-      (The Brain's ``difficulty``).
+      (The Brain's ``difficulty``);
+    * ``reward_options`` - options that shape the reward only: the game played is the same
+      whatever their value (so is it for :data:`ENV_OPTIONS`, which every env has).
     """
 
     id: str
@@ -51,6 +56,7 @@ class GameSpec:
     private_decisions: frozenset[str] = field(default_factory=frozenset)
     baseline: str = "heuristic"
     variant_option: str | None = None
+    reward_options: tuple[str, ...] = ()
 
     def __post_init__(self):
         DECLARED[self.id] = self
@@ -80,6 +86,13 @@ class GameSpec:
         if param is None:
             raise ValueError(f"unknown option {option!r} for {self.id}; its options: {self.option_names()}")
         return param.default
+
+    def table_options(self, config: dict | None = None) -> dict:
+        """The options that decide the game played at a table (every option but the
+        reward-only ones and :data:`ENV_OPTIONS`), with the env's defaults filled in."""
+        config = dict(config or {})
+        skip = set(ENV_OPTIONS) | set(self.reward_options)
+        return {k: config.get(k, self.default(k)) for k in self.option_names() if k not in skip}
 
     def check_options(self, config: dict | None) -> dict:
         """``config`` checked by the game itself: a ValueError names an unknown key (and the

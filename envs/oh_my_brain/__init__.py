@@ -18,6 +18,7 @@ SPEC = GameSpec(
     scores=rules.scores,
     # what a seat drafts, keeps, refills and gives is hidden from the other seats
     private_decisions=frozenset({"draft", "keep", "refill", "give_card"}),
+    reward_options=("brain_shaping",),
 )
 
 __all__ = ["SPEC", "env", "raw_env"]

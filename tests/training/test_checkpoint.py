@@ -4,6 +4,7 @@ by the current directory, non-finite weights and unknown architectures are refus
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import pickle
 import zipfile
@@ -128,6 +129,16 @@ def _rewrite_tensors(ck, change):
     with zipfile.ZipFile(zp, "w") as zf:
         for n, b in members.items():
             zf.writestr(n, b)
+    reseal(ck)
+
+
+def reseal(ck):
+    """Record the edited archive's digest in its metadata, as one who edits both files would
+    (an archive edited alone is refused as not matching its metadata)."""
+    jp = ck.with_suffix(".json")
+    meta = json.loads(jp.read_text())
+    meta["archive_sha256"] = hashlib.sha256(ck.with_suffix(".zip").read_bytes()).hexdigest()
+    jp.write_text(json.dumps(meta))
 
 
 def test_non_finite_weights_are_refused_naming_the_file(tmp_path, tiny_checkpoint, tiny_model):
@@ -157,6 +168,7 @@ def test_missing_or_extra_tensors_are_refused(tmp_path, tiny_checkpoint):
     zp = ck2.with_suffix(".zip")
     with zipfile.ZipFile(zp, "w") as zf:
         zf.writestr("policy.safetensors", b"\x10\x00\x00\x00\x00\x00\x00\x00{not a header}")
+    reseal(ck2)
     with pytest.raises(CheckpointError, match="policy.safetensors is corrupt"):
         load_policy(ck2)
 

@@ -368,7 +368,7 @@ def test_missing_checkpoint(tmp_path, tiny_checkpoint):
         load_policy(tmp_path / "nothing.zip")
     ck = _copy(tiny_checkpoint, tmp_path / "nojson")
     ck.with_suffix(".json").unlink()
-    with pytest.raises(CheckpointError, match=r"metadata .*does not exist"):
+    with pytest.raises(CheckpointError, match=r"nojson\.json does not exist \(a checkpoint is the pair"):
         load_policy(ck)
 
 
@@ -408,7 +408,8 @@ def test_checkpoint_with_other_spaces(tiny_checkpoint, tmp_path):
     meta = json.loads(ck.with_suffix(".json").read_text())
     meta["observation_shape"] = [12]
     ck.with_suffix(".json").write_text(json.dumps(meta))
-    with pytest.raises(CheckpointError, match="weights do not fit the described network"):
+    # (even without game=: the metadata's spaces must be those of its own game and options)
+    with pytest.raises(CheckpointError, match=r"has observation \[12\].*the env has observation \[2260\]"):
         load_policy(ck)
 
 
@@ -463,7 +464,7 @@ def test_metadata_checked_against_a_cached_model(tmp_path, tiny_checkpoint):
     meta = json.loads(ck.with_suffix(".json").read_text())
     meta["observation_shape"] = [12]
     ck.with_suffix(".json").write_text(json.dumps(meta))
-    with pytest.raises(CheckpointError, match="weights do not fit the described network"):
+    with pytest.raises(CheckpointError, match=r"has observation \[12\]"):
         load_policy(ck)
 
 

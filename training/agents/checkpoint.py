@@ -21,7 +21,10 @@ badly, never run code.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
+import io
 import json
+import math
 import os
 import platform
 import zipfile
@@ -37,7 +40,8 @@ from safetensors.torch import save as st_save
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
 
-from braincards.envs import get_spec
+from braincards.envs import SPECS, get_spec
+from braincards.training import files
 
 from .event_reader import EventReaderPolicy
 
@@ -67,6 +71,10 @@ READER_KWARGS = ("history_k", "reader_hidden", "reader_positions")  # EventReade
 MAX_LAYER = 4096  # widest hidden layer / LSTM a checkpoint may ask for
 MAX_LAYERS = 8
 MAX_MEMBER_BYTES = 512 * 2**20  # refuse larger archive members before reading them
+MAX_JSON_BYTES = 4 * 2**20  # NAME.json and optimizer.json (a real one is a few KB)
+MAX_OBSERVATION = 2**20  # observation floats a checkpoint may declare (the envs use < 3,000)
+MAX_ACTIONS = 2**16  # actions a checkpoint may declare (the envs use < 300)
+MAX_JSON_DEPTH = 32  # nesting of those files (a real one nests 5 deep)
 POLICY_MEMBER = "policy.safetensors"
 OPTIMIZER_MEMBERS = ("optimizer.safetensors", "optimizer.json")
 ALLOWED_MEMBERS = (POLICY_MEMBER, *OPTIMIZER_MEMBERS)
@@ -176,8 +184,14 @@ def write_checkpoint(
     # the tensors must build the described network for these spaces (fail now, not at load)
     build_policy(meta, tensors, "the policy to save")
     zip_path, json_path = checkpoint_paths(path)
-    _write_archive(zip_path, tensors, optimizer)
-    json_path.write_text(json.dumps(meta, indent=2) + "\n")
+    archive = _archive_bytes(tensors, optimizer)
+    meta["archive_sha256"] = hashlib.sha256(archive).hexdigest()
+    # both files are written to temporary names and fsynced, then renamed back to back, the
+    # archive first and its metadata last: a save killed midway leaves the old checkpoint
+    # (or, killed between the two renames, a new archive beside the old metadata, which the
+    # reader refuses by the archive's digest)
+    files.write_together([(zip_path, archive),
+                          (json_path, (json.dumps(meta, indent=2) + "\n").encode())])  # fmt: skip
     return zip_path, json_path
 
 
@@ -204,15 +218,16 @@ def _metadata(*, game: str, env_config: dict, history_k: int, algo: str, policy:
     }
 
 
-def _write_archive(zip_path: Path, tensors: dict, optimizer=None) -> None:
-    """Write ``NAME.zip``: the policy tensors, and the optimizer's state when given."""
-    zip_path.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as zf:
+def _archive_bytes(tensors: dict, optimizer=None) -> bytes:
+    """``NAME.zip``'s bytes: the policy tensors, and the optimizer's state when given."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(POLICY_MEMBER, st_save(tensors))
         if optimizer is not None:
             opt_tensors, opt_json = _optimizer_parts(optimizer)
             zf.writestr("optimizer.safetensors", st_save(opt_tensors))
             zf.writestr("optimizer.json", json.dumps(opt_json))
+    return buf.getvalue()
 
 
 def save_checkpoint(
@@ -294,20 +309,111 @@ def check_policy_spec(spec, where: str) -> None:
         raise CheckpointError(f"{where}: {reader} are EventReaderPolicy kwargs, not {spec['class']}'s")
 
 
-def read_metadata(path: str | os.PathLike) -> dict:
-    """The JSON metadata of a checkpoint, validated (raises CheckpointError)."""
-    zip_path, json_path = checkpoint_paths(path)
-    if not zip_path.is_file():
-        raise CheckpointError(f"checkpoint file {zip_path} does not exist")
-    if not json_path.is_file():
-        raise CheckpointError(
-            f"checkpoint metadata {json_path} does not exist (a checkpoint is NAME.zip + "
-            f"NAME.json, written by braincards.training.agents.checkpoint.save_checkpoint)"
-        )
+def load_json_limited(data: bytes, where: str, max_bytes: int = MAX_JSON_BYTES) -> object:
+    """Parse checkpoint JSON (``NAME.json``, ``optimizer.json``) within size and nesting
+    limits: CheckpointError naming ``where`` for anything else."""
+    if len(data) > max_bytes:
+        raise CheckpointError(f"{where} is {len(data)} bytes, over the {max_bytes}-byte limit")
     try:
-        meta = json.loads(json_path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CheckpointError(f"checkpoint metadata {json_path} is not valid JSON: {err}") from None
+        value = json.loads(data)
+    except RecursionError:
+        raise CheckpointError(f"{where} is nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CheckpointError(f"{where} is not valid JSON: {err}") from None
+    stack = [(value, 1)]
+    while stack:  # iterative: the depth check itself must not recurse
+        node, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise CheckpointError(f"{where} is nested deeper than {MAX_JSON_DEPTH} levels")
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return value
+
+
+def _short(value, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a hostile value must not make a huge
+    message)."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**limit else "<a huge integer>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _pair_error(zip_path: Path, json_path: Path, missing: Path) -> CheckpointError:
+    return CheckpointError(
+        f"checkpoint {zip_path.with_suffix('')} is incomplete: {missing} does not exist "
+        f"(a checkpoint is the pair {zip_path} + {json_path}, written by "
+        f"braincards.training.agents.checkpoint.save_checkpoint)"
+    )
+
+
+def read_metadata(path: str | os.PathLike) -> dict:
+    """The JSON metadata of a checkpoint, validated (raises CheckpointError).
+
+    The metadata records its archive's SHA-256. A save killed between its two renames
+    leaves the new archive beside the old metadata, with the new metadata complete under its
+    temporary name: that one is read instead (nothing is lost). An archive that matches
+    neither is refused by :func:`read_checkpoint`, naming both files."""
+    zip_path, json_path = checkpoint_paths(path)
+    if not zip_path.exists() and not json_path.exists():
+        raise CheckpointError(f"checkpoint {zip_path.with_suffix('')} does not exist (neither "
+                              f"{zip_path} nor {json_path})")  # fmt: skip
+    for p in (zip_path, json_path):
+        if not p.exists():
+            raise _pair_error(zip_path, json_path, p)
+        if not p.is_file():
+            raise CheckpointError(f"checkpoint file {p} is not a regular file")
+    meta = _read_metadata_file(json_path)
+    want = meta.get("archive_sha256")
+    if want is not None:
+        have = _sha256(zip_path)
+        if have != want:
+            # read_checkpoint refuses a pair that still does not match (after checking what
+            # the archive holds, which says more about a planted one)
+            meta = _unfinished_save(zip_path, json_path, have) or meta
+    return meta
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as err:
+        raise CheckpointError(f"checkpoint file {path} cannot be read: {err}") from None
+    return digest.hexdigest()
+
+
+def _unfinished_save(zip_path: Path, json_path: Path, digest: str) -> dict | None:
+    """The metadata of the archive with ``digest`` left under its temporary name by a save
+    killed between its renames, if there is one."""
+    for candidate in sorted(json_path.parent.glob(f".{json_path.name}{files.TEMP_MARK}*")):
+        try:
+            meta = _read_metadata_file(candidate)
+        except CheckpointError:
+            continue  # a temp file the save did not finish writing
+        if meta.get("archive_sha256") == digest:
+            return meta
+    return None
+
+
+def _mismatch_error(zip_path: Path, json_path: Path) -> CheckpointError:
+    return CheckpointError(
+        f"checkpoint {zip_path} does not match its metadata {json_path} (the archive's "
+        f"SHA-256 differs from the one recorded): the two files come from different saves"
+    )
+
+
+def _read_metadata_file(json_path: Path) -> dict:
+    """One metadata file, parsed within limits and validated."""
+    try:
+        size = json_path.stat().st_size
+        if size > MAX_JSON_BYTES:
+            raise CheckpointError(f"checkpoint metadata {json_path} is {size} bytes, over the "
+                                  f"{MAX_JSON_BYTES}-byte limit")  # fmt: skip
+        raw = json_path.read_bytes()
+    except OSError as err:
+        raise CheckpointError(f"checkpoint metadata {json_path} cannot be read: {err}") from None
+    meta = load_json_limited(raw, f"checkpoint metadata {json_path}")
     if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{json_path} is not braincards checkpoint metadata")
     if meta.get("format_version") != CHECKPOINT_VERSION:
@@ -324,16 +430,22 @@ def read_metadata(path: str | os.PathLike) -> dict:
         raise CheckpointError(f"{json_path}: unknown algo {meta['algo']!r}; known: {list(ALGORITHMS)}")
     shape, n, k = meta["observation_shape"], meta["action_n"], meta.get("history_k", 0)
     bad = []
-    if not isinstance(meta["game"], str):
-        bad.append(f"game {meta['game']!r} (not a string)")
+    if not isinstance(meta["game"], str) or meta["game"] not in SPECS:
+        bad.append(f"game {meta['game']!r} (not a braincards game; known: {sorted(SPECS)})")
     if not isinstance(meta["env_config"], dict):
         bad.append(f"env_config {meta['env_config']!r} (not a mapping)")
-    if not (isinstance(shape, list) and all(type(x) is int and x > 0 for x in shape)):
-        bad.append(f"observation_shape {shape!r} (not a list of positive integers)")
-    if type(n) is not int or n < 1:
-        bad.append(f"action_n {n!r} (not a positive integer)")
+    if not (isinstance(shape, list) and 1 <= len(shape) <= 4
+            and all(type(x) is int and 0 < x <= MAX_OBSERVATION for x in shape)
+            and math.prod(shape) <= MAX_OBSERVATION):  # fmt: skip
+        bad.append(f"observation_shape {_short(shape)} (not 1-4 positive integers with a "
+                   f"product of at most {MAX_OBSERVATION})")  # fmt: skip
+    if type(n) is not int or not 1 <= n <= MAX_ACTIONS:
+        bad.append(f"action_n {_short(n)} (not an integer in 1..{MAX_ACTIONS})")
+    if meta.get("archive_sha256") is not None and not (
+            isinstance(meta["archive_sha256"], str) and len(meta["archive_sha256"]) == 64):  # fmt: skip
+        bad.append(f"archive_sha256 {_short(meta['archive_sha256'])} (not a SHA-256 hex digest)")
     if k is not None and (type(k) is not int or k < 0):
-        bad.append(f"history_k {k!r} (not a non-negative integer)")
+        bad.append(f"history_k {_short(k)} (not a non-negative integer)")
     if bad:
         raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: " + "; ".join(bad))
     meta["history_k"] = k or 0
@@ -367,6 +479,27 @@ def check_fits(meta: dict, game: str | None, config: dict | None, where: str = "
             f"{spaces['observation_shape']} and {spaces['action_n']} actions (trained with env "
             f"config {meta['env_config']}, history_k={k})"
         )
+
+
+class CheckpointConfigWarning(UserWarning):
+    """A checkpoint seated at a table whose game options differ from the ones it was trained
+    with (the spaces fit, so it plays, but maybe not well). Silence it with
+    ``warnings.filterwarnings("ignore", category=CheckpointConfigWarning)`` or the CLI's
+    ``--no-config-warning``."""
+
+
+def config_differences(meta: dict, config: dict | None) -> list[str]:
+    """How a table's options differ from those a checkpoint was trained with (the options
+    that decide the game: not reward shaping, rendering or the cycle cap), as
+    ``"num_players: trained 1, here 2"`` lines; empty if they are the same game."""
+    spec = get_spec(meta["game"])
+    try:
+        trained = spec.table_options(meta["env_config"])
+        here = spec.table_options(config)
+    except ValueError:
+        return []  # an option the env does not know: check_fits has refused it already
+    return [f"{k}: trained {_short(trained[k])}, here {_short(here[k])}"
+            for k in trained if trained[k] != here[k]]  # fmt: skip
 
 
 def _open_archive(zip_path: Path) -> zipfile.ZipFile:
@@ -417,17 +550,23 @@ def read_checkpoint(path: str | os.PathLike, *, optimizer: bool = False) -> tupl
     """(metadata, policy tensors, optimizer parts or None) of a checkpoint, all validated;
     no Python object is ever unpickled."""
     meta = read_metadata(path)
-    zip_path, _ = checkpoint_paths(path)
+    zip_path, json_path = checkpoint_paths(path)
     with _open_archive(zip_path) as zf:
+        _check_pair(meta, zip_path, json_path)
         tensors = _read_tensors(zf, POLICY_MEMBER, zip_path)
         opt = None
         if optimizer and set(OPTIMIZER_MEMBERS) <= set(zf.namelist()):
-            try:
-                opt_json = json.loads(zf.read("optimizer.json"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as err:
-                raise CheckpointError(f"checkpoint {zip_path}: optimizer.json is corrupt: {err}") from None
+            opt_json = load_json_limited(zf.read("optimizer.json"), f"checkpoint {zip_path}: optimizer.json")
             opt = (_read_tensors(zf, "optimizer.safetensors", zip_path), opt_json)
     return meta, tensors, opt
+
+
+def _check_pair(meta: dict, zip_path: Path, json_path: Path) -> None:
+    """The archive must be the one its metadata was written with (checkpoints saved before
+    the metadata recorded its archive's SHA-256 are taken as they are)."""
+    want = meta.get("archive_sha256")
+    if want is not None and _sha256(zip_path) != want:
+        raise _mismatch_error(zip_path, json_path)
 
 
 def build_policy(meta: dict, tensors: dict, where: str):
@@ -447,12 +586,90 @@ def build_policy(meta: dict, tensors: dict, where: str):
     except RuntimeError as err:
         raise CheckpointError(f"{where}: the weights do not fit the described network: {err}") from None
     policy.set_training_mode(False)
+    _check_forward(policy, meta, where)
     return policy
 
 
+def _check_forward(policy, meta: dict, where: str) -> None:
+    """One forward pass on an all-zero observation: weights that are finite but overflow
+    (e.g. all 3e38) are refused here, not at the first ``act()``."""
+    obs = torch.zeros(1, math.prod(meta["observation_shape"]))
+    try:
+        with torch.no_grad():
+            if isinstance(policy, RecurrentActorCriticPolicy):
+                n, _, hidden = policy.lstm_hidden_state_shape
+                state = (torch.zeros(n, 1, hidden), torch.zeros(n, 1, hidden))
+                dist, _ = policy.get_distribution(obs, state, torch.ones(1))
+                value = torch.zeros(1)
+            else:
+                dist = policy.get_distribution(obs)
+                value = policy.predict_values(obs)
+            logits = dist.distribution.logits
+    except (ValueError, RuntimeError) as err:  # torch's Categorical refuses NaN logits
+        raise CheckpointError(f"{where}: the network's output on a zero observation is not a "
+                              f"distribution: {str(err)[:200]}") from None  # fmt: skip
+    if not (bool(torch.isfinite(logits).all()) and bool(torch.isfinite(value).all())):
+        raise CheckpointError(f"{where}: the network's outputs on a zero observation are not "
+                              f"finite (NaN or inf): its weights overflow")  # fmt: skip
+
+
+def _check_optimizer_json(optimizer, js, where: str) -> None:
+    """The optimizer's JSON must have the live optimizer's shape and types: the same param
+    groups with the same keys, each value of the type the optimizer itself holds there, and
+    every number finite (``"lr": "abc"`` or ``"lr": NaN`` is refused, not passed on)."""
+    if not isinstance(js, dict) or not isinstance(js.get("param_groups"), list):
+        raise CheckpointError(f"{where}: optimizer.json must be a mapping with a 'param_groups' list")
+    live = optimizer.state_dict()["param_groups"]
+    groups = js["param_groups"]
+    if len(groups) != len(live):
+        raise CheckpointError(f"{where}: optimizer.json has {len(groups)} param groups, the "
+                              f"optimizer {len(live)}")  # fmt: skip
+    for g, (group, want) in enumerate(zip(groups, live, strict=True)):
+        if not isinstance(group, dict) or set(group) != set(want):
+            got = sorted(group) if isinstance(group, dict) else type(group).__name__
+            raise CheckpointError(f"{where}: optimizer param group {g} has keys {_short(got)}; "
+                                  f"the optimizer's are {sorted(want)}")  # fmt: skip
+        if group["params"] != want["params"]:
+            raise CheckpointError(f"{where}: optimizer param group {g} lists params "
+                                  f"{_short(group['params'])}, the optimizer {_short(want['params'])}")  # fmt: skip
+        for key, value in group.items():
+            if not _same_kind(value, want[key]):
+                raise CheckpointError(f"{where}: optimizer param group {g}: {key}={_short(value)} "
+                                      f"is not a {_kind(want[key])}")  # fmt: skip
+    scalars = js.get("scalars", {})
+    if not isinstance(scalars, dict) or not all(_is_number(v) for v in scalars.values()):
+        raise CheckpointError(f"{where}: optimizer.json's 'scalars' must map names to finite numbers")
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _kind(ref) -> str:
+    if isinstance(ref, (list, tuple)):
+        return f"list of {len(ref)} {_kind(ref[0]) if ref else 'values'}"
+    return {bool: "bool", type(None): "null"}.get(type(ref), "finite number")
+
+
+def _same_kind(value, ref) -> bool:
+    """``value`` from JSON is of the kind of the live optimizer's ``ref``."""
+    if isinstance(ref, bool):
+        return isinstance(value, bool)
+    if ref is None:
+        return isinstance(value, bool) or value is None  # e.g. foreach: None or a bool
+    if isinstance(ref, (int, float)):
+        return _is_number(value)
+    if isinstance(ref, (list, tuple)):
+        return (isinstance(value, list) and len(value) == len(ref)
+                and all(_same_kind(v, r) for v, r in zip(value, ref, strict=True)))  # fmt: skip
+    return False  # a kind of value braincards never stores
+
+
 def load_optimizer_state(optimizer, parts: tuple, where: str) -> None:
-    """Restore an optimizer from ``read_checkpoint(..., optimizer=True)``'s parts."""
+    """Restore an optimizer from ``read_checkpoint(..., optimizer=True)``'s parts, its JSON
+    checked against the optimizer first (CheckpointError naming what does not fit)."""
     tensors, js = parts
+    _check_optimizer_json(optimizer, js, where)
     try:
         state: dict = {}
         for key, t in tensors.items():
@@ -474,8 +691,8 @@ def load_checkpoint_policy(path: str | os.PathLike):
 
 
 __all__ = [
-    "ALGORITHMS", "CHECKPOINT_FORMAT", "CHECKPOINT_VERSION", "CheckpointError", "POLICY_CLASSES",
-    "build_policy", "check_fits", "checkpoint_paths", "load_checkpoint_policy",
+    "ALGORITHMS", "CHECKPOINT_FORMAT", "CHECKPOINT_VERSION", "CheckpointConfigWarning",
+    "CheckpointError", "POLICY_CLASSES", "build_policy", "check_fits", "config_differences", "checkpoint_paths", "load_checkpoint_policy",
     "load_optimizer_state", "policy_spec", "read_checkpoint", "read_metadata", "save_checkpoint",
     "write_checkpoint",
 ]  # fmt: skip

@@ -10,12 +10,20 @@ many tables reads it once.
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 import numpy as np
 import torch
 
-from .checkpoint import check_fits, checkpoint_paths, load_checkpoint_policy, read_metadata
+from .checkpoint import (
+    CheckpointConfigWarning,
+    check_fits,
+    checkpoint_paths,
+    config_differences,
+    load_checkpoint_policy,
+    read_metadata,
+)
 from .locations import resolve_checkpoint
 from .policy import legal_actions
 
@@ -121,14 +129,25 @@ def load_policy(
     it works from any folder) or a path.
 
     With ``game`` (and ``config``) given, refuses a checkpoint trained for another game or
-    whose observation/action spaces differ from that env's. ``torch_threads`` sets torch's
+    whose observation/action spaces differ from that env's; without them, the checkpoint must
+    fit the game and options it was trained for. When ``config`` decides another game than
+    the one it was trained for (other player count, level, difficulty...), a
+    :class:`~.checkpoint.CheckpointConfigWarning` names the differences. ``torch_threads`` sets torch's
     thread count (default 1; None leaves it alone). Raises :class:`CheckpointError` with a
     clear message for a missing, corrupt or unsafe file or a checkpoint that does not fit.
     """
     given, path = path, resolve_checkpoint(str(path)) or path
     meta = read_metadata(path)
     zip_path, _ = checkpoint_paths(path)
-    check_fits(meta, game, config, where=f"checkpoint {zip_path}")
+    # without a game, the checkpoint must still fit its own game and env config: that bounds
+    # its spaces exactly as seating it at a table does
+    check_fits(meta, game or meta["game"], config, where=f"checkpoint {zip_path}")
+    if config is not None:
+        diffs = config_differences(meta, config)
+        if diffs:
+            warnings.warn(CheckpointConfigWarning(
+                f"checkpoint {name or given} was trained for other options than this table's: "
+                + "; ".join(diffs)), stacklevel=2)  # fmt: skip
     if torch_threads is not None:
         set_torch_threads(torch_threads)
     meta, network = _load_network(path)

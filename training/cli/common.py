@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
+from braincards.training import files
 from braincards.training.learning.config import load_env_config
 
 SPEC_HELP = ("policy spec: 'random', 'heuristic', 'greedy' or 'pimc' (The Brain; "
@@ -28,6 +27,14 @@ def add_table_options(p: argparse.ArgumentParser, *, games_default: int = 100, p
     p.add_argument("--stochastic", action="store_true",
                    help="checkpoints sample their actions instead of playing the most likely")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_config_warning_option(p)
+
+
+def add_config_warning_option(p: argparse.ArgumentParser) -> None:
+    """``--no-config-warning``: seat checkpoints at tables they were not trained for quietly."""
+    p.add_argument("--no-config-warning", action="store_true",
+                   help="don't warn when a checkpoint sits at a table whose game options differ "
+                        "from the ones it was trained with")  # fmt: skip
 
 
 def table_config(args) -> dict:
@@ -46,6 +53,5 @@ def progress(args) -> bool | None:
 def write_json_result(path: str | None, result) -> None:
     """``--json FILE``: the command's full result as JSON (nothing when ``path`` is None)."""
     if path:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps(result, indent=2) + "\n")
+        files.write_json(path, result)  # whole or not at all
         print(f"\nwrote {path}")

@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from braincards.envs import SPECS, derive_seed, get_spec
+from braincards.training import files
 
 from .harness import check_config, check_games, labels_of, run_tasks, validate_specs
 from .stats import fmt_interval, interval_dict, t_interval, wilson_interval
@@ -120,7 +121,7 @@ def crossplay(
 
 def write_crossplay_csv(result: dict, path: Path) -> None:
     labels = result["policies"]
-    with open(path, "w", newline="") as f:
+    with files.atomic_open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["policy_a", "policy_b", "games", "win_rate", "win_lo", "win_hi",
                     "mean_score", "score_lo", "score_hi"])  # fmt: skip
@@ -162,7 +163,7 @@ def plot_crossplay(result: dict, path: Path) -> None:
     """Write :func:`crossplay_figure` as a PNG."""
     fig = crossplay_figure(result)
     try:
-        fig.savefig(path, dpi=120)
+        files.save_figure(fig, path, dpi=120)
     finally:
         plt.close(fig)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from openskill.models import PlackettLuce
 
 from braincards.envs import SPECS, derive_seed, get_spec
+from braincards.training import files
 
 from .harness import check_config, check_games, labels_of, run_tasks, validate_specs
 from .stats import fmt_interval, interval_dict, wilson_interval
@@ -110,8 +111,8 @@ def league(
 def write_league_files(result: dict, out: Path) -> list[str]:
     """``ratings.md`` and ``ratings.csv`` of a league's result in ``out``; their paths."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "ratings.md").write_text(format_league(result) + "\n")
-    with open(out / "ratings.csv", "w", newline="") as f:
+    files.write_text(out / "ratings.md", format_league(result) + "\n")
+    with files.atomic_open(out / "ratings.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["rank", "policy", "mu", "sigma", "ordinal", "mu_lo", "mu_hi", "games",
                     "wins", "win_rate", "win_lo", "win_hi"])  # fmt: skip

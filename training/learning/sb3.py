@@ -23,7 +23,7 @@ Torch runs one thread per process by default (``torch_threads``): small-batch PP
 from __future__ import annotations
 
 import functools
-import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -35,6 +35,9 @@ import torch.nn as nn
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper, VecMonitor
+
+from braincards.training import files
+from braincards.training.processes import die_with_parent
 
 from ..agents.checkpoint import (
     CheckpointError,
@@ -71,6 +74,13 @@ def make_learner_env(cfg: TrainConfig, index: int) -> LearnerEnv:
                       shaping=cfg.shaping)  # fmt: skip
 
 
+def _subprocess_env(parent: int, cfg: TrainConfig, index: int) -> LearnerEnv:
+    """Env ``index`` built inside its SubprocVecEnv worker, which dies with the trainer
+    (``parent``), however the trainer ends."""
+    die_with_parent(parent)
+    return make_learner_env(cfg, index)
+
+
 def make_vec_env(cfg: TrainConfig):
     """``n_envs`` learner envs in a DummyVecEnv or SubprocVecEnv, timed and monitored."""
     class TimedVecEnv(VecEnvWrapper):
@@ -96,11 +106,11 @@ def make_vec_env(cfg: TrainConfig):
         def step_wait(self):
             return self._timed(self.venv.step_wait)
 
-    fns = [functools.partial(make_learner_env, cfg, i) for i in range(cfg.n_envs)]
     if cfg.vec_env == "subproc":
+        fns = [functools.partial(_subprocess_env, os.getpid(), cfg, i) for i in range(cfg.n_envs)]
         venv = SubprocVecEnv(fns, start_method="fork" if sys.platform != "win32" else "spawn")
     else:
-        venv = DummyVecEnv(fns)
+        venv = DummyVecEnv([functools.partial(make_learner_env, cfg, i) for i in range(cfg.n_envs)])
     return VecMonitor(TimedVecEnv(venv), info_keywords=("win",))
 
 
@@ -202,7 +212,7 @@ class Trainer:
         cfg = self.cfg
         set_torch_threads(cfg.torch_threads)
         self.out.mkdir(parents=True, exist_ok=True)
-        (self.out / "config.json").write_text(json.dumps(config_dict(cfg), indent=2) + "\n")
+        files.write_json(self.out / "config.json", config_dict(cfg))
         self.venv = make_vec_env(cfg)
         self.model = build_model(cfg, self.venv, str(self.out / "tb"))
         if self.resume_from:
@@ -240,9 +250,9 @@ class Trainer:
         self.evaluate_and_save(None)  # after the last update
         self.speed["run_seconds"] = round(time.perf_counter() - run_t0, 1)
         self.venv.close()
-        (self.out / "evaluations.json").write_text(json.dumps(
-            {"baseline": self.baseline, "pretrain": self.pretrained, "history": self.history,
-             "speed": self.speed}, indent=2) + "\n")  # fmt: skip
+        files.write_json(self.out / "evaluations.json",
+                         {"baseline": self.baseline, "pretrain": self.pretrained,
+                          "history": self.history, "speed": self.speed})  # fmt: skip
         plot_learning_curve(self.history, self.baseline, self.out / "learning_curve.png",
                             f"{cfg.game} {cfg.env}")  # fmt: skip
         summary = {"out": str(self.out), "best": self.best, "last": self.history[-1],
@@ -277,9 +287,8 @@ class Trainer:
             self.venv.env_method("add_snapshot", f"snapshot@{ts}", meta, tensors)
             target = self.out / SNAPSHOTS / path.name
             if target.resolve() != path.resolve():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                for src, dst in zip(checkpoint_paths(path), checkpoint_paths(target), strict=True):
-                    dst.write_bytes(src.read_bytes())
+                files.write_together([(dst, src.read_bytes()) for src, dst in
+                                      zip(checkpoint_paths(path), checkpoint_paths(target), strict=True)])  # fmt: skip
         self.log(f"restored {len(kept)} snapshot(s) taken by {self.start_timesteps} timesteps from {folder}"
                  + (f": {', '.join(str(ts) for ts, _ in kept)}" if kept else ""))
 
@@ -351,7 +360,7 @@ def plot_learning_curve(history: list[dict], baseline: dict, path: Path, title: 
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
-    fig.savefig(path)
+    files.save_figure(fig, path)
     plt.close(fig)
 
 

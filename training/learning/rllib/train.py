@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import csv
 import functools
-import json
 import math
 import os
 import sys
@@ -49,6 +48,8 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED_LIFETIME
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
+
+from braincards.training import files
 
 from ...agents.network import load_policy
 from ...evaluation.stats import fmt_interval
@@ -425,7 +426,7 @@ class RLlibRun:
             "steps_per_s": round((steps - self.offset) / train_s, 1) if train_s else None,
             "snapshots": self.snapshots_taken, "evaluation": evaluation,
         }  # fmt: skip
-        (self.out / "rllib_result.json").write_text(json.dumps(out, indent=2) + "\n")
+        files.write_json(self.out / "rllib_result.json", out)
         self.log(f"rllib: {steps - self.offset} learner steps in {train_s:.1f}s of training "
                  f"({out['steps_per_s']} steps/s); checkpoints {out['last']}, {out['best']}")  # fmt: skip
         return out

@@ -1,0 +1,240 @@
+"""Hardening, round two (issue 20): atomic checkpoint saves, a pair that does not match,
+hostile checkpoint JSON, overflowing weights, optimizer state types, the API path without a
+game, and the warning for a checkpoint seated at a table it was not trained for.
+
+Every test here fails on the code before issue 20."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+import zipfile
+
+import pytest
+import torch
+
+from braincards.training import files
+from braincards.training.agents.checkpoint import (
+    MAX_JSON_BYTES,
+    CheckpointConfigWarning,
+    CheckpointError,
+    load_optimizer_state,
+    read_checkpoint,
+    read_metadata,
+    write_checkpoint,
+)
+from braincards.training.agents.network import load_policy
+from braincards.training.agents.specs import make_policy
+from braincards.training.cli.main import main
+
+from .test_checkpoint import _copy, _rewrite_tensors, reseal
+
+
+def _meta(ck):
+    return json.loads(ck.with_suffix(".json").read_text())
+
+
+def _set_meta(ck, meta):
+    ck.with_suffix(".json").write_text(json.dumps(meta))
+
+
+# ---------------------------------------------------------------------------- atomic files
+def test_atomic_write_leaves_the_old_file_when_the_writer_fails(tmp_path):
+    target = tmp_path / "out" / "evaluations.json"
+    files.write_json(target, {"old": 1})
+
+    class Boom(Exception):
+        pass
+
+    with pytest.raises(Boom), files.atomic_open(target) as fh:
+        fh.write('{"new": ')
+        raise Boom
+    assert json.loads(target.read_text()) == {"old": 1}
+    assert [p.name for p in target.parent.iterdir()] == ["evaluations.json"]  # no temp left
+    files.write_json(target, {"new": 2})
+    assert json.loads(target.read_text()) == {"new": 2}
+    with pytest.raises(ValueError, match="mode must be"):
+        files.atomic_open(target, "a").__enter__()
+
+
+def test_checkpoint_metadata_records_its_archive(tmp_path, tiny_checkpoint):
+    meta = _meta(tiny_checkpoint)
+    digest = hashlib.sha256(tiny_checkpoint.with_suffix(".zip").read_bytes()).hexdigest()
+    assert meta["archive_sha256"] == digest
+
+
+def test_an_archive_from_another_save_is_refused_naming_both_files(tmp_path, tiny_checkpoint, tiny_model):
+    """What a save killed between its two renames leaves: a new archive, old metadata."""
+    ck = _copy(tiny_checkpoint, tmp_path / "the_brain" / "mixed")
+    sd = {k: v + 0.01 for k, v in tiny_model.policy.state_dict().items()}
+    other = tmp_path / "other"
+    write_checkpoint(other, game="the_brain_v0", env_config={"num_players": 1}, algo="MaskablePPO",
+                     policy=_meta(tiny_checkpoint)["policy"], state_dict=sd, timesteps=1)  # fmt: skip
+    ck.with_suffix(".zip").write_bytes(other.with_suffix(".zip").read_bytes())
+    with pytest.raises(CheckpointError, match=r"mixed\.zip does not match its metadata .*mixed\.json"):
+        load_policy(ck)
+
+
+@pytest.mark.parametrize("missing", [".zip", ".json"])
+def test_half_a_checkpoint_names_both_files(tmp_path, tiny_checkpoint, missing):
+    ck = _copy(tiny_checkpoint, tmp_path / "half")
+    ck.with_suffix(missing).unlink()
+    with pytest.raises(CheckpointError, match=rf"incomplete: .*half\{missing} does not exist.*half\.zip \+ .*half\.json"):
+        load_policy(ck)
+
+
+# ---------------------------------------------------------------------------- hostile JSON
+def test_deeply_nested_metadata_is_refused_without_recursion_error(tmp_path, tiny_checkpoint):
+    ck = _copy(tiny_checkpoint, tmp_path / "deep")
+    meta = _meta(ck)
+    text = json.dumps(meta)[:-1] + ', "junk": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    ck.with_suffix(".json").write_text(text)
+    with pytest.raises(CheckpointError, match="nested deeper than"):
+        read_metadata(ck)
+    meta["training"] = {"a": {"b": {}}}
+    node = meta["training"]
+    for _ in range(40):  # parseable, but past the depth limit
+        node["x"] = {}
+        node = node["x"]
+    _set_meta(ck, meta)
+    with pytest.raises(CheckpointError, match="nested deeper than 32 levels"):
+        read_metadata(ck)
+
+
+def test_oversized_metadata_is_refused(tmp_path, tiny_checkpoint):
+    ck = _copy(tiny_checkpoint, tmp_path / "big")
+    meta = _meta(ck)
+    meta["training"] = {"padding": "x" * MAX_JSON_BYTES}
+    _set_meta(ck, meta)
+    with pytest.raises(CheckpointError, match="byte limit"):
+        read_metadata(ck)
+
+
+def test_deeply_nested_optimizer_json_is_refused(tmp_path, tiny_checkpoint):
+    ck = _copy(tiny_checkpoint, tmp_path / "deepopt")
+    zp = ck.with_suffix(".zip")
+    with zipfile.ZipFile(zp) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    members["optimizer.json"] = b"[" * 200_000 + b"]" * 200_000
+    with zipfile.ZipFile(zp, "w") as zf:
+        for n, b in members.items():
+            zf.writestr(n, b)
+    reseal(ck)
+    with pytest.raises(CheckpointError, match="optimizer.json is nested deeper"):
+        read_checkpoint(ck, optimizer=True)
+
+
+# ---------------------------------------------------------------------------- weights
+def test_weights_that_overflow_are_refused_at_load(tmp_path, tiny_checkpoint):
+    """All-3e38 weights are finite, but the network's outputs are not."""
+    ck = _copy(tiny_checkpoint, tmp_path / "huge")
+
+    def blow_up(t):
+        for v in t.values():
+            v.fill_(3e38)
+
+    _rewrite_tensors(ck, blow_up)
+    with pytest.raises(CheckpointError, match="huge.zip.*zero observation"):
+        load_policy(ck)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda g: g.update(lr="abc"), "lr='abc' is not a finite number"),
+    (lambda g: g.update(lr=float("nan")), "lr=nan is not a finite number"),
+    (lambda g: g.update(betas=[0.9]), "betas=.* is not a list of 2"),
+    (lambda g: g.update(amsgrad="yes"), "amsgrad='yes' is not a bool"),
+    (lambda g: g.pop("eps"), "has keys"),
+    (lambda g: g.update(params=[0, 1, 2, 999]), "lists params"),
+])  # fmt: skip
+def test_optimizer_state_types_are_validated(tiny_checkpoint, tiny_model, edit, message):
+    _, _, (tensors, js) = read_checkpoint(tiny_checkpoint, optimizer=True)
+    js = json.loads(json.dumps(js))
+    edit(js["param_groups"][0])
+    optimizer = torch.optim.Adam(tiny_model.policy.parameters())
+    with pytest.raises(CheckpointError, match=message):
+        load_optimizer_state(optimizer, (tensors, js), "test")
+
+
+# ---------------------------------------------------------------------------- API path
+@pytest.mark.parametrize("key, value, message", [
+    ("action_n", 10**100, "action_n <a huge integer>"),
+    ("observation_shape", [10**12], r"observation_shape \[1000000000000\]"),
+    ("game", "chess_v0", "'chess_v0' .*not a braincards game"),
+])  # fmt: skip
+def test_load_policy_without_a_game_bounds_the_metadata(tmp_path, tiny_checkpoint, key, value, message):
+    ck = _copy(tiny_checkpoint, tmp_path / "api")
+    meta = _meta(ck)
+    meta[key] = value
+    _set_meta(ck, meta)
+    with pytest.raises(CheckpointError, match=message):
+        load_policy(ck)
+
+
+def test_load_policy_without_a_game_checks_the_spaces_of_its_own_game(tmp_path, tiny_checkpoint):
+    ck = _copy(tiny_checkpoint, tmp_path / "api")
+    meta = _meta(ck)
+    meta["action_n"] += 1  # in bounds, but not The Brain's action space
+    _set_meta(ck, meta)
+    with pytest.raises(CheckpointError, match="does not fit the_brain_v0"):
+        load_policy(ck)
+
+
+def test_shipped_names_stay_inside_their_folder():
+    with pytest.raises(Exception, match="no checkpoint|not found|unknown"):
+        make_policy("the_brain/../../../tmp/x", "the_brain_v0")
+    assert load_policy("the_brain/ppo_3p").metadata["game"] == "the_brain_v0"
+
+
+# ---------------------------------------------------------------------------- other tables
+def test_a_checkpoint_at_a_table_it_was_not_trained_for_warns():
+    with pytest.warns(CheckpointConfigWarning, match=r"ppo_solo.*num_players: trained 1, here 2; level: trained 1, here 4"):
+        make_policy("brilliant_boar/ppo_solo", "brilliant_boar_v0", {"num_players": 2, "level": 4})
+    with pytest.warns(CheckpointConfigWarning, match="num_players: trained 3, here 2"):
+        make_policy("oh_my_brain/ppo_3p", "oh_my_brain_v0", {"num_players": 2})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # its own table (reward options aside): no warning
+        make_policy("brilliant_boar/ppo_solo", "brilliant_boar_v0", {"num_players": 1, "level": 1})
+        make_policy("oh_my_brain/ppo_3p", "oh_my_brain_v0", {"num_players": 3, "brain_shaping": 0.5})
+
+
+def test_the_cli_warns_in_one_line_and_a_flag_silences_it(capsys):
+    argv = ["evaluate", "oh_my_brain", "--seat", "oh_my_brain/ppo_3p", "--seat", "random",
+            "--games", "2", "--quiet"]  # fmt: skip
+    assert main(argv + ["--workers", "2"]) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "trained for other options" in line]
+    assert lines == ["braincards: warning: checkpoint oh_my_brain/ppo_3p was trained for other "
+                     "options than this table's: num_players: trained 3, here 2"]  # fmt: skip
+    assert main(argv + ["--no-config-warning"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_a_save_cut_between_its_renames_loses_nothing(tmp_path, tiny_checkpoint, tiny_model, monkeypatch):
+    """The archive is in place, the metadata's rename never happened: the reader finds the
+    new metadata, complete under its temporary name."""
+    meta = _meta(tiny_checkpoint)
+    kwargs = dict(game="the_brain_v0", env_config={"num_players": 1}, algo="MaskablePPO",
+                  policy=meta["policy"], timesteps=1)  # fmt: skip
+    path = tmp_path / "cut"
+    write_checkpoint(path, state_dict=tiny_model.policy.state_dict(), **kwargs)
+    new = {k: v + 1.0 for k, v in tiny_model.policy.state_dict().items()}
+    real, calls = files.os.replace, []
+
+    def second_rename_fails(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # as if killed right there
+        real(src, dst)
+
+    monkeypatch.setattr(files.os, "replace", second_rename_fails)
+    with pytest.raises(KeyboardInterrupt):
+        write_checkpoint(path, state_dict=new, timesteps=2, **{k: v for k, v in kwargs.items() if k != "timesteps"})
+    monkeypatch.undo()
+    got, tensors, _ = read_checkpoint(path)
+    assert got["timesteps"] == 2 and all(torch.equal(tensors[k], new[k]) for k in new)
+    # without that temporary file the pair is refused, naming both files
+    for tmp in tmp_path.glob(".cut.json.tmp-*"):
+        tmp.unlink()
+    with pytest.raises(CheckpointError, match=r"cut\.zip does not match its metadata .*cut\.json"):
+        read_checkpoint(path)
