@@ -17,9 +17,9 @@ GAMES = {
 }
 
 
-def _ready(game: str):
+def _ready(game: str, **options):
     module, config = GAMES[game]
-    env = module.raw_env(**config)
+    env = module.raw_env(**config, **options)
     env.reset(seed=3)
     return env
 
@@ -62,6 +62,9 @@ class _FakeTensor:
         lambda a: _FakeTensor(a + 0.7, "torch.float32"),
         lambda a: _FakeTensor(True, "torch.bool"),
         lambda a: _FakeTensor(a, "torch.complex64"),
+        lambda a: np.timedelta64(a),  # issue 20: numpy registers it as an integer
+        lambda a: np.array(np.timedelta64(a)),
+        lambda a: np.datetime64(a, "s"),
     ],
 )
 def test_every_non_integer_action_type_is_refused_and_changes_nothing(game, make_bad):
@@ -103,6 +106,21 @@ def test_penalize_mode_ends_the_game_on_a_float_action():
     agent = env.agent_selection
     env.step(float(env.legal_actions()[0]))
     assert env.terminations[agent] and env.rewards[agent] == -1
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("offending", [None, False, 0.0, 0])
+def test_penalize_info_flags_every_penalty_truthily(game, offending):
+    """issue 20: the info held the action itself, so a penalty for ``None``, ``False`` or
+    ``0.0`` read as falsy; now it is ``True`` with the action under ``attempted_action``."""
+    env = _ready(game, illegal_action="penalize")
+    agent = env.agent_selection
+    if offending == 0 and 0 in env.legal_actions():
+        offending = 10**6  # no action 0 to offend with here: one out of range instead
+    env.step(offending)
+    info = env.infos[agent]
+    assert info["illegal_action"] is True and env.rewards[agent] == -1
+    assert info["attempted_action"] is offending or info["attempted_action"] == offending
 
 
 # ----------------------------------------------------------------------------- options

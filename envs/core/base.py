@@ -243,7 +243,9 @@ class CardGameEnv(AECEnv):
         for a in self.agents:
             self.rewards[a] = -1 if a == offender else 0
             self.terminations[a] = True
-        self.infos[offender] = {"illegal_action": action}
+        # True, never the action itself: an offending action of 0, None or False must not read
+        # as "no penalty" to code that tests the flag; the action is kept beside it
+        self.infos[offender] = {"illegal_action": True, "attempted_action": action}
         self._accumulate_rewards()
         self._legal = []
 

@@ -47,13 +47,17 @@ def check_action_int(action):
     """Return ``action`` as a Python int, or raise IllegalActionError naming what was given.
 
     Accepted: ints, numpy integers and 0-d integer arrays or tensors (numpy, torch, ...).
-    Refused: bools, floats (even integral ones: ``5.0``), and 0-d float, bool or complex
-    arrays and tensors (``torch.tensor(5.7)`` is not action 5, ``torch.tensor(True)`` not 1).
+    Refused: bools, floats (even integral ones: ``5.0``), ``np.timedelta64``, and 0-d float,
+    bool, complex or time arrays and tensors (``torch.tensor(5.7)`` is not action 5,
+    ``torch.tensor(True)`` not 1).
     """
     if type(action) is int:  # the fast path
         return action
-    if isinstance(action, numbers.Integral) and not isinstance(action, bool):
-        return int(action)  # numpy integers, IntEnum members
+    # numpy integers, IntEnum members; not np.timedelta64, which numpy registers as an
+    # integer (dtype kind "m") but which is a duration, not an action
+    if (isinstance(action, numbers.Integral) and not isinstance(action, bool)
+            and getattr(getattr(action, "dtype", None), "kind", "i") in ("i", "u")):  # fmt: skip
+        return int(action)
     dtype = getattr(action, "dtype", None)
     if dtype is not None and getattr(action, "shape", None) == ():
         kind = getattr(dtype, "kind", None)  # numpy: "i"/"u" integers, "b" bool, "f" float

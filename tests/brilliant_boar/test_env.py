@@ -181,7 +181,7 @@ def test_illegal_action_penalize_ends_the_game():
     assert all(e.terminations.values())
     assert e.unwrapped._cumulative_rewards[offender] == -1
     assert sum(e.unwrapped._cumulative_rewards.values()) == -1
-    assert e.infos[offender] == {"illegal_action": rules.TAKE_TOP}
+    assert e.infos[offender] == {"illegal_action": True, "attempted_action": rules.TAKE_TOP}
 
 
 # ----------------------------------------------------------------------------- observation

@@ -350,7 +350,7 @@ def test_illegal_action_penalize_ends_the_game_with_minus_one_for_the_offender()
     env.step(C("grey key"))
     assert all(env.terminations.values())
     assert env._cumulative_rewards == {"player_0": -1, "player_1": 0, "player_2": 0}
-    assert env.infos["player_0"] == {"illegal_action": C("grey key")}
+    assert env.infos["player_0"] == {"illegal_action": True, "attempted_action": C("grey key")}
 
 
 # ----------------------------------------------------------------------------- meaning, render
