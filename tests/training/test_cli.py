@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from braincards.training.cli.main import main
+from braincards.training.cli.play import ABANDONED
 
 
 def run(argv, capsys, stdin: str | None = None, monkeypatch=None):
@@ -104,14 +105,14 @@ def test_play_scripted_game_to_the_end(game, players, capsys, monkeypatch):
 def test_play_shows_only_own_view(capsys, monkeypatch):
     rc, out, _ = run(["play", "the_brain", "--seat", "human", "--seat", "heuristic", "--seed", "1"],
                      capsys, "q\n", monkeypatch)  # fmt: skip
-    assert rc == 0 and "game abandoned" in out
+    assert rc == ABANDONED == 3 and "game abandoned" in out  # not 0: the game was not played out
     assert "hidden" in out  # the other seat's hand is not shown
 
 
 def test_play_eof_exits_cleanly(capsys, monkeypatch):
     rc, out, _ = run(["play", "oh_my_brain", "--seat", "heuristic", "--seat", "human", "--seed", "2"],
                      capsys, "1\n1\n", monkeypatch)  # fmt: skip
-    assert rc == 0
+    assert rc == ABANDONED
     assert "game abandoned (input closed)" in out
 
 
@@ -153,7 +154,7 @@ def test_play_interrupted_says_so(capsys, monkeypatch):
 
     monkeypatch.setattr("sys.stdin", Interrupting())
     rc, out, _ = run(["play", "the_brain", "--seat", "human", "--seat", "random", "--seed", "1"], capsys)
-    assert rc == 0 and "game abandoned (interrupted)" in out
+    assert rc == 130 and "game abandoned (interrupted)" in out
 
 
 # ---------------------------------------------------------------------------- rough edges

@@ -9,25 +9,28 @@ still show in ``--help`` and, when run, say what to install.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
+import warnings
 from importlib.metadata import PackageNotFoundError, requires, version
 
 from braincards.envs import get_spec
+from braincards.training.processes import sigterm_exits
 
 from . import bench, demo
 
 # errors that are the user's (bad values, unwritable paths, a dead worker): said in one line
 USER_ERRORS: tuple[type[Exception], ...] = (ValueError, OSError)
 try:  # optional: the train extra (torch, SB3, pyyaml, ...) that every other command needs
-    from ..evaluation.harness import WorkerError
+    from ..evaluation.harness import CheckpointConfigWarning, WorkerError
     from . import evaluation, oracle, play, train
 
     TRAIN_COMMANDS, MISSING = (evaluation, oracle, play, train), None
     USER_ERRORS += (WorkerError,)
 except ModuleNotFoundError as err:
-    TRAIN_COMMANDS, MISSING = (), err
+    TRAIN_COMMANDS, MISSING, CheckpointConfigWarning = (), err, None
 
 DESCRIPTION = ("braincards: The Brain, Oh My Brain and Brainwaves: The Brilliant Boar as PettingZoo "
                "environments, with baselines, evaluation and training")
@@ -121,6 +124,27 @@ def _stdout_gone() -> int:
     return 128 + 13  # SIGPIPE
 
 
+@contextlib.contextmanager
+def _config_warnings(silence: bool):
+    """A checkpoint seated at a table it was not trained for is said in one line on stderr
+    (``braincards: warning: ...``), or not at all with ``--no-config-warning``."""
+    if CheckpointConfigWarning is None:  # no checkpoints without the train extra
+        yield
+        return
+    shown = warnings.showwarning
+
+    def one_line(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, CheckpointConfigWarning):
+            print(f"braincards: warning: {message}", file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore" if silence else "default", CheckpointConfigWarning)
+        warnings.showwarning = one_line
+        yield
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = argv[0] if argv else ""
@@ -131,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         command = args.command
         if hasattr(args, "game"):
             args.game = get_spec(args.game).id
-        rc = args.func(args)
+        with sigterm_exits(), _config_warnings(getattr(args, "no_config_warning", False)):
+            rc = args.func(args)
         sys.stdout.flush()  # a reader that went away shows here, not at the exit flush
         return rc
     except BrokenPipeError:  # before OSError: it is one

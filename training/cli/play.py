@@ -15,7 +15,7 @@ from braincards.envs import derive_seed, get_spec
 from ..agents.policy import history_k_of
 from ..agents.specs import make_policy
 from ..learning.config import load_env_config
-from .common import SPEC_HELP
+from .common import SPEC_HELP, add_config_warning_option
 
 
 def add_commands(sub) -> None:
@@ -26,7 +26,14 @@ def add_commands(sub) -> None:
     pl.add_argument("--config", default=None, metavar="FILE.yaml")
     pl.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     pl.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh one)")
+    add_config_warning_option(pl)
     pl.set_defaults(func=cmd_play)
+
+
+# exit status of a game left before its end: 3 for 'q' or closed input, 130 for Ctrl-C (so a
+# script can tell a finished game, 0, from an abandoned one)
+ABANDONED = 3
+INTERRUPTED = 130
 
 
 class _Quit(Exception):
@@ -104,7 +111,7 @@ def cmd_play(args) -> int:
             table.step(action)
     except (_Quit, KeyboardInterrupt) as why:
         out.write(f"game abandoned ({str(why) or 'interrupted'}); seed {seed}\n")
-        return 0
+        return ABANDONED if isinstance(why, _Quit) else INTERRUPTED
     out.write("\nfinal table:\n" + raw.render_text() + "\n")
     how = "truncated (max_cycles)" if any(raw.truncations.values()) else "game over"
     rewards = ", ".join(f"{label[a]} {raw._cumulative_rewards[a]:+g}" for a in agents)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..learning.config import check_rllib_backend, load_train_config, parse_sets
 from ..learning.sb3 import train
+from .common import add_config_warning_option
 
 
 def add_commands(sub) -> None:
@@ -25,6 +26,7 @@ def add_commands(sub) -> None:
     tr.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
                     help="sb3: MaskablePPO on this machine (default); rllib: Ray RLlib (braincards[rllib])")  # fmt: skip
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_config_warning_option(tr)
     tr.set_defaults(func=cmd_train)
 
 

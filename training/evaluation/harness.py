@@ -18,12 +18,12 @@ the same deals.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import multiprocessing
+import os
 import signal
 import sys
-import threading
+import warnings
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -31,7 +31,9 @@ from concurrent.futures.process import BrokenProcessPool
 from tqdm import tqdm
 
 from braincards.envs import derive_seed, get_spec
+from braincards.training.processes import die_with_parent, sigterm_exits
 
+from ..agents.checkpoint import CheckpointConfigWarning
 from ..agents.policy import history_k_of, spec_label
 from ..agents.specs import make_policy
 
@@ -162,40 +164,22 @@ class WorkerError(RuntimeError):
 _WORKER_TABLE: Table | None = None
 
 
-def _worker_init(game, config, specs, seed, deterministic):
-    # The parent stops the workers itself on Ctrl-C or SIGTERM. A worker ignores SIGINT (a
-    # terminal sends Ctrl-C to the whole process group: no traceback from every worker) and
-    # takes SIGTERM's default action (it may have inherited the parent's handler by fork).
+def _worker_init(parent, game, config, specs, seed, deterministic):
+    # A worker dies with its parent, however the parent ends (kill -9 included). The parent
+    # stops the workers itself on Ctrl-C or SIGTERM. A worker ignores SIGINT (a terminal
+    # sends Ctrl-C to the whole process group: no traceback from every worker) and takes
+    # SIGTERM's default action (it may have inherited the parent's handler by fork).
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # the parent has resolved every spec (validate_specs) and said its warnings once
+    warnings.simplefilter("ignore", CheckpointConfigWarning)
     global _WORKER_TABLE
     _WORKER_TABLE = Table(game, config, specs, seed, deterministic)
 
 
 def _worker_run(tasks):
     return [_WORKER_TABLE.play(t) for t in tasks]
-
-
-@contextlib.contextmanager
-def _sigterm_raises_systemexit():
-    """While workers run, SIGTERM raises ``SystemExit(143)`` in the main thread instead of
-    ending the process at once (which would orphan the workers), so the ``finally`` that
-    stops them runs. Only where SIGTERM has its default action and in the main thread (a
-    program with its own SIGTERM handler keeps it)."""
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):  # fmt: skip
-        yield
-        return
-
-    def handler(signum, frame):
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the cleanup
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _pool_processes(ex: ProcessPoolExecutor) -> list:
@@ -270,8 +254,9 @@ def _run_in_pool(table_args: tuple, tasks: list, workers: int, make_bar) -> list
     # change a result. The pool starts before the progress bar's thread does.
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
-    with _sigterm_raises_systemexit():
-        ex = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init, initargs=table_args)
+    with sigterm_exits():
+        ex = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
+                                 initargs=(os.getpid(), *table_args))  # fmt: skip
         procs: list = []
         finished = False
         try:
