@@ -12,7 +12,7 @@ BENCH_VENV := .bench-venv
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip "setuptools>=68" wheel
+	$(PY) -m pip install -q --upgrade pip "setuptools>=77" wheel
 	$(PY) -m pip install -q $(TORCH)
 	$(PY) -m pip install -q -e '.[train,dev]' $(TORCH)
 	touch $(STAMP)
@@ -58,7 +58,7 @@ RLLIB_VENV := .rllib-venv
 
 $(RLLIB_VENV)/.installed: pyproject.toml Makefile
 	test -x $(RLLIB_VENV)/bin/python || $(PYTHON) -m venv $(RLLIB_VENV)
-	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip "setuptools>=68" wheel
+	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip "setuptools>=77" wheel
 	$(RLLIB_VENV)/bin/python -m pip install -q $(TORCH)
 	$(RLLIB_VENV)/bin/python -m pip install -q -e '.[rllib,train,dev]' $(TORCH)
 	touch $@

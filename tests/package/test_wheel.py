@@ -25,13 +25,25 @@ def _packages_in_tree(folder: str, prefix: str) -> set[str]:
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     build_dir = tmp_path_factory.mktemp("build")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
-        check=True,
-        cwd=build_dir,
-    )
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v", "-w", str(out), str(ROOT)],
+        check=True, cwd=build_dir, capture_output=True, text=True,
+    )  # fmt: skip
     (found,) = out.glob("braincards-*.whl")
+    BUILD_OUTPUT[:] = [result.stdout + result.stderr]
     return found
+
+
+BUILD_OUTPUT: list[str] = []
+
+
+def test_the_build_prints_no_warning_about_our_packaging(wheel):
+    """issue 20: `make install` printed 7 setuptools warnings from our own pyproject (the
+    deprecated license table; "package would be ignored" for the checkpoint folders)."""
+    (output,) = BUILD_OUTPUT
+    ours = [line.strip() for line in output.splitlines()
+            if "Warning" in line or "would be ignored" in line or "deprecated" in line]  # fmt: skip
+    assert not ours, "\n".join(ours)
 
 
 def test_wheel_holds_every_sub_package_and_no_top_level_envs_or_training(wheel):
