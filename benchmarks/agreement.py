@@ -21,7 +21,7 @@ import json
 from braincards.envs import derive_seed, get_spec
 from braincards.training.agents.policy import history_k_of
 from braincards.training.agents.specs import make_policy
-from braincards.training.learning.config import parse_sets
+from braincards.training.learning.yaml_files import parse_sets
 
 
 def _prefix(obs: dict, policy, base: int) -> dict:

@@ -8,7 +8,7 @@ import pytest
 
 from braincards.envs import ENVS, make
 from braincards.training.evaluation.evaluate import evaluate
-from braincards.training.learning.config import load_env_config as load_config
+from braincards.training.learning.yaml_files import load_env_config as load_config
 
 CONFIGS = sorted((Path(__file__).resolve().parents[1] / "configs").glob("*/*.yaml"))
 

@@ -15,15 +15,17 @@ import pytest
 
 from braincards.training.cli.main import main
 from braincards.training.learning.config import (
+    MAX_ROLLOUT_STEPS,
+    ConfigError,
+    load_train_config,
+    parse_train_config,
+)
+from braincards.training.learning.yaml_files import (
     MAX_CONFIG_BYTES,
     MAX_CONFIG_DEPTH,
     MAX_CONFIG_NODES,
-    MAX_ROLLOUT_STEPS,
-    ConfigError,
     load_env_config,
-    load_train_config,
     parse_sets,
-    parse_train_config,
     read_yaml,
 )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from braincards.training import files
-from braincards.training.learning.config import load_env_config
+from braincards.training.learning.yaml_files import load_env_config
 
 SPEC_HELP = ("policy spec: 'random', 'heuristic', 'greedy' or 'pimc' (The Brain; "
              "'pimc:samples=N,nodes=N'), 'heuristic:window=K' (Brilliant Boar: remembers only "

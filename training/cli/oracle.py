@@ -5,7 +5,7 @@ from __future__ import annotations
 from braincards.envs import the_brain
 
 from ..evaluation.oracle import DIFFICULTIES, format_oracle, oracle
-from ..learning.config import load_env_config
+from ..learning.yaml_files import load_env_config
 from .common import write_json_result
 
 

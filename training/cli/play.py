@@ -14,7 +14,7 @@ from braincards.envs import derive_seed, get_spec
 
 from ..agents.policy import history_k_of
 from ..agents.specs import make_policy
-from ..learning.config import load_env_config
+from ..learning.yaml_files import load_env_config
 from .common import SPEC_HELP, add_config_warning_option
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..learning.config import check_rllib_backend, load_train_config, parse_sets
+from ..learning.config import check_rllib_backend, load_train_config
 from ..learning.sb3 import train
+from ..learning.yaml_files import parse_sets
 from .common import add_config_warning_option
 
 
