@@ -37,51 +37,33 @@ import torch.nn as nn
 from gymnasium import spaces as gym_spaces
 from safetensors.torch import load as st_load
 from safetensors.torch import save as st_save
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
 
 from braincards.envs import SPECS, get_spec
 from braincards.training import files
 
-from .event_reader import EventReaderPolicy
+from .checkpoint_checks import (
+    ACTIVATIONS,
+    ALGORITHMS,
+    MAX_ACTIONS,
+    MAX_JSON_BYTES,
+    MAX_MEMBER_BYTES,
+    MAX_OBSERVATION,
+    POLICY_CLASSES,
+    READER_KWARGS,
+    CheckpointError,
+    check_finite,
+    check_forward,
+    check_optimizer_json,
+    check_policy_spec,
+    load_json_limited,
+    short,
+)
 
 CHECKPOINT_FORMAT = "braincards-checkpoint"
 CHECKPOINT_VERSION = 2
-# who trained it (informational; loading depends on the policy class only)
-ALGORITHMS = ("MaskablePPO", "RecurrentPPO", "RLlibPPO")
-# the policy classes a checkpoint may name; nothing else is ever built
-POLICY_CLASSES = {
-    cls.__name__: cls for cls in (MaskableActorCriticPolicy, RecurrentActorCriticPolicy, EventReaderPolicy)
-}
-ACTIVATIONS = ("tanh", "relu")
-# policy keyword arguments a checkpoint may set, with their JSON types
-POLICY_KWARGS = {
-    "net_arch": (list, dict),
-    "activation_fn": (str,),
-    "ortho_init": (bool,),
-    "lstm_hidden_size": (int,),
-    "n_lstm_layers": (int,),
-    "shared_lstm": (bool,),
-    "enable_critic_lstm": (bool,),
-    "history_k": (int,),
-    "reader_hidden": (int,),
-    "reader_positions": (int,),
-}
-READER_KWARGS = ("history_k", "reader_hidden", "reader_positions")  # EventReaderPolicy's, all required
-MAX_LAYER = 4096  # widest hidden layer / LSTM a checkpoint may ask for
-MAX_LAYERS = 8
-MAX_MEMBER_BYTES = 512 * 2**20  # refuse larger archive members before reading them
-MAX_JSON_BYTES = 4 * 2**20  # NAME.json and optimizer.json (a real one is a few KB)
-MAX_OBSERVATION = 2**20  # observation floats a checkpoint may declare (the envs use < 3,000)
-MAX_ACTIONS = 2**16  # actions a checkpoint may declare (the envs use < 300)
-MAX_JSON_DEPTH = 32  # nesting of those files (a real one nests 5 deep)
 POLICY_MEMBER = "policy.safetensors"
 OPTIMIZER_MEMBERS = ("optimizer.safetensors", "optimizer.json")
 ALLOWED_MEMBERS = (POLICY_MEMBER, *OPTIMIZER_MEMBERS)
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be used: missing, corrupt, unsafe, or made for another env."""
 
 
 # ---------------------------------------------------------------------------- paths
@@ -175,7 +157,7 @@ def write_checkpoint(
     check_policy_spec(policy, "the policy description")
     spaces = spec.spaces(config, history_k)
     tensors = {k: v.detach().cpu().contiguous() for k, v in state_dict.items()}
-    _check_finite(tensors, "the policy to save")
+    check_finite(tensors, "the policy to save")
     meta = _metadata(game=game, env_config=config, history_k=history_k, algo=algo, policy=policy,
                      spaces=spaces, timesteps=timesteps, seed=seed, training=training,
                      evaluation=evaluation)  # fmt: skip
@@ -272,71 +254,6 @@ def save_checkpoint(
 
 
 # ---------------------------------------------------------------------------- reading
-def check_policy_spec(spec, where: str) -> None:
-    """Validate a policy description from metadata (CheckpointError naming what is wrong)."""
-    if not isinstance(spec, dict) or set(spec) != {"class", "kwargs"}:
-        raise CheckpointError(f"{where}: 'policy' must be a mapping with 'class' and 'kwargs', got {spec!r}")
-    if spec["class"] not in POLICY_CLASSES:
-        raise CheckpointError(f"{where}: policy class {spec['class']!r} is not allowed; allowed: "
-                              f"{sorted(POLICY_CLASSES)}")  # fmt: skip
-    kwargs = spec["kwargs"]
-    if not isinstance(kwargs, dict):
-        raise CheckpointError(f"{where}: policy kwargs must be a mapping, got {kwargs!r}")
-    for key, value in kwargs.items():
-        if key not in POLICY_KWARGS:
-            raise CheckpointError(f"{where}: policy kwarg {key!r} is not allowed; allowed: {sorted(POLICY_KWARGS)}")
-        types = POLICY_KWARGS[key]
-        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-            raise CheckpointError(f"{where}: policy kwarg {key}={value!r} has the wrong type")
-    if "activation_fn" in kwargs and kwargs["activation_fn"] not in ACTIVATIONS:
-        raise CheckpointError(f"{where}: activation_fn {kwargs['activation_fn']!r}; allowed: {list(ACTIVATIONS)}")
-    arch = kwargs.get("net_arch", [])
-    layers = [arch] if isinstance(arch, list) else list(arch.values())
-    if isinstance(arch, dict) and not set(arch) <= {"pi", "vf"}:
-        raise CheckpointError(f"{where}: net_arch keys {sorted(arch)}; allowed: 'pi', 'vf'")
-    for lay in layers:
-        if not (isinstance(lay, list) and len(lay) <= MAX_LAYERS
-                and all(type(w) is int and 1 <= w <= MAX_LAYER for w in lay)):  # fmt: skip
-            raise CheckpointError(f"{where}: net_arch {arch!r} must be lists of at most {MAX_LAYERS} "
-                                  f"layer widths in 1..{MAX_LAYER}")  # fmt: skip
-    for key in ("lstm_hidden_size", "n_lstm_layers"):
-        if key in kwargs and not 1 <= kwargs[key] <= (MAX_LAYER if key == "lstm_hidden_size" else MAX_LAYERS):
-            raise CheckpointError(f"{where}: {key}={kwargs[key]} is out of range")
-    reader = [key for key in READER_KWARGS if key in kwargs]
-    if spec["class"] == "EventReaderPolicy" and len(reader) != len(READER_KWARGS):
-        raise CheckpointError(f"{where}: EventReaderPolicy needs the kwargs {list(READER_KWARGS)}, got {sorted(kwargs)}")
-    if spec["class"] != "EventReaderPolicy" and reader:
-        raise CheckpointError(f"{where}: {reader} are EventReaderPolicy kwargs, not {spec['class']}'s")
-
-
-def load_json_limited(data: bytes, where: str, max_bytes: int = MAX_JSON_BYTES) -> object:
-    """Parse checkpoint JSON (``NAME.json``, ``optimizer.json``) within size and nesting
-    limits: CheckpointError naming ``where`` for anything else."""
-    if len(data) > max_bytes:
-        raise CheckpointError(f"{where} is {len(data)} bytes, over the {max_bytes}-byte limit")
-    try:
-        value = json.loads(data)
-    except RecursionError:
-        raise CheckpointError(f"{where} is nested deeper than {MAX_JSON_DEPTH} levels") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CheckpointError(f"{where} is not valid JSON: {err}") from None
-    stack = [(value, 1)]
-    while stack:  # iterative: the depth check itself must not recurse
-        node, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
-            raise CheckpointError(f"{where} is nested deeper than {MAX_JSON_DEPTH} levels")
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return value
-
-
-def _short(value, limit: int = 80) -> str:
-    """``repr(value)``, cut to ``limit`` characters (a hostile value must not make a huge
-    message)."""
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**limit else "<a huge integer>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _pair_error(zip_path: Path, json_path: Path, missing: Path) -> CheckpointError:
     return CheckpointError(
         f"checkpoint {zip_path.with_suffix('')} is incomplete: {missing} does not exist "
@@ -437,15 +354,15 @@ def _read_metadata_file(json_path: Path) -> dict:
     if not (isinstance(shape, list) and 1 <= len(shape) <= 4
             and all(type(x) is int and 0 < x <= MAX_OBSERVATION for x in shape)
             and math.prod(shape) <= MAX_OBSERVATION):  # fmt: skip
-        bad.append(f"observation_shape {_short(shape)} (not 1-4 positive integers with a "
+        bad.append(f"observation_shape {short(shape)} (not 1-4 positive integers with a "
                    f"product of at most {MAX_OBSERVATION})")  # fmt: skip
     if type(n) is not int or not 1 <= n <= MAX_ACTIONS:
-        bad.append(f"action_n {_short(n)} (not an integer in 1..{MAX_ACTIONS})")
+        bad.append(f"action_n {short(n)} (not an integer in 1..{MAX_ACTIONS})")
     if meta.get("archive_sha256") is not None and not (
             isinstance(meta["archive_sha256"], str) and len(meta["archive_sha256"]) == 64):  # fmt: skip
-        bad.append(f"archive_sha256 {_short(meta['archive_sha256'])} (not a SHA-256 hex digest)")
+        bad.append(f"archive_sha256 {short(meta['archive_sha256'])} (not a SHA-256 hex digest)")
     if k is not None and (type(k) is not int or k < 0):
-        bad.append(f"history_k {_short(k)} (not a non-negative integer)")
+        bad.append(f"history_k {short(k)} (not a non-negative integer)")
     if bad:
         raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: " + "; ".join(bad))
     meta["history_k"] = k or 0
@@ -498,7 +415,7 @@ def config_differences(meta: dict, config: dict | None) -> list[str]:
         here = spec.table_options(config)
     except ValueError:
         return []  # an option the env does not know: check_fits has refused it already
-    return [f"{k}: trained {_short(trained[k])}, here {_short(here[k])}"
+    return [f"{k}: trained {short(trained[k])}, here {short(here[k])}"
             for k in trained if trained[k] != here[k]]  # fmt: skip
 
 
@@ -536,14 +453,8 @@ def _read_tensors(zf: zipfile.ZipFile, member: str, zip_path: Path) -> dict:
         tensors = st_load(zf.read(member))
     except Exception as err:  # safetensors raises its own SafetensorError on a damaged buffer
         raise CheckpointError(f"checkpoint {zip_path}: {member} is corrupt: {type(err).__name__}: {err}") from None
-    _check_finite(tensors, f"checkpoint {zip_path}")
+    check_finite(tensors, f"checkpoint {zip_path}")
     return tensors
-
-
-def _check_finite(tensors: dict, where: str) -> None:
-    for name, t in tensors.items():
-        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
-            raise CheckpointError(f"{where}: tensor {name!r} holds non-finite values (NaN or inf)")
 
 
 def read_checkpoint(path: str | os.PathLike, *, optimizer: bool = False) -> tuple[dict, dict, tuple | None]:
@@ -586,90 +497,15 @@ def build_policy(meta: dict, tensors: dict, where: str):
     except RuntimeError as err:
         raise CheckpointError(f"{where}: the weights do not fit the described network: {err}") from None
     policy.set_training_mode(False)
-    _check_forward(policy, meta, where)
+    check_forward(policy, meta, where)
     return policy
-
-
-def _check_forward(policy, meta: dict, where: str) -> None:
-    """One forward pass on an all-zero observation: weights that are finite but overflow
-    (e.g. all 3e38) are refused here, not at the first ``act()``."""
-    obs = torch.zeros(1, math.prod(meta["observation_shape"]))
-    try:
-        with torch.no_grad():
-            if isinstance(policy, RecurrentActorCriticPolicy):
-                n, _, hidden = policy.lstm_hidden_state_shape
-                state = (torch.zeros(n, 1, hidden), torch.zeros(n, 1, hidden))
-                dist, _ = policy.get_distribution(obs, state, torch.ones(1))
-                value = torch.zeros(1)
-            else:
-                dist = policy.get_distribution(obs)
-                value = policy.predict_values(obs)
-            logits = dist.distribution.logits
-    except (ValueError, RuntimeError) as err:  # torch's Categorical refuses NaN logits
-        raise CheckpointError(f"{where}: the network's output on a zero observation is not a "
-                              f"distribution: {str(err)[:200]}") from None  # fmt: skip
-    if not (bool(torch.isfinite(logits).all()) and bool(torch.isfinite(value).all())):
-        raise CheckpointError(f"{where}: the network's outputs on a zero observation are not "
-                              f"finite (NaN or inf): its weights overflow")  # fmt: skip
-
-
-def _check_optimizer_json(optimizer, js, where: str) -> None:
-    """The optimizer's JSON must have the live optimizer's shape and types: the same param
-    groups with the same keys, each value of the type the optimizer itself holds there, and
-    every number finite (``"lr": "abc"`` or ``"lr": NaN`` is refused, not passed on)."""
-    if not isinstance(js, dict) or not isinstance(js.get("param_groups"), list):
-        raise CheckpointError(f"{where}: optimizer.json must be a mapping with a 'param_groups' list")
-    live = optimizer.state_dict()["param_groups"]
-    groups = js["param_groups"]
-    if len(groups) != len(live):
-        raise CheckpointError(f"{where}: optimizer.json has {len(groups)} param groups, the "
-                              f"optimizer {len(live)}")  # fmt: skip
-    for g, (group, want) in enumerate(zip(groups, live, strict=True)):
-        if not isinstance(group, dict) or set(group) != set(want):
-            got = sorted(group) if isinstance(group, dict) else type(group).__name__
-            raise CheckpointError(f"{where}: optimizer param group {g} has keys {_short(got)}; "
-                                  f"the optimizer's are {sorted(want)}")  # fmt: skip
-        if group["params"] != want["params"]:
-            raise CheckpointError(f"{where}: optimizer param group {g} lists params "
-                                  f"{_short(group['params'])}, the optimizer {_short(want['params'])}")  # fmt: skip
-        for key, value in group.items():
-            if not _same_kind(value, want[key]):
-                raise CheckpointError(f"{where}: optimizer param group {g}: {key}={_short(value)} "
-                                      f"is not a {_kind(want[key])}")  # fmt: skip
-    scalars = js.get("scalars", {})
-    if not isinstance(scalars, dict) or not all(_is_number(v) for v in scalars.values()):
-        raise CheckpointError(f"{where}: optimizer.json's 'scalars' must map names to finite numbers")
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _kind(ref) -> str:
-    if isinstance(ref, (list, tuple)):
-        return f"list of {len(ref)} {_kind(ref[0]) if ref else 'values'}"
-    return {bool: "bool", type(None): "null"}.get(type(ref), "finite number")
-
-
-def _same_kind(value, ref) -> bool:
-    """``value`` from JSON is of the kind of the live optimizer's ``ref``."""
-    if isinstance(ref, bool):
-        return isinstance(value, bool)
-    if ref is None:
-        return isinstance(value, bool) or value is None  # e.g. foreach: None or a bool
-    if isinstance(ref, (int, float)):
-        return _is_number(value)
-    if isinstance(ref, (list, tuple)):
-        return (isinstance(value, list) and len(value) == len(ref)
-                and all(_same_kind(v, r) for v, r in zip(value, ref, strict=True)))  # fmt: skip
-    return False  # a kind of value braincards never stores
 
 
 def load_optimizer_state(optimizer, parts: tuple, where: str) -> None:
     """Restore an optimizer from ``read_checkpoint(..., optimizer=True)``'s parts, its JSON
     checked against the optimizer first (CheckpointError naming what does not fit)."""
     tensors, js = parts
-    _check_optimizer_json(optimizer, js, where)
+    check_optimizer_json(optimizer, js, where)
     try:
         state: dict = {}
         for key, t in tensors.items():
