@@ -335,7 +335,7 @@ def _read_metadata_file(json_path: Path) -> dict:
         raise CheckpointError(f"{json_path} is not braincards checkpoint metadata")
     if meta.get("format_version") != CHECKPOINT_VERSION:
         raise CheckpointError(
-            f"{json_path} has format_version {meta.get('format_version')!r}; this braincards "
+            f"{json_path} has format_version {short(meta.get('format_version'))}; this braincards "
             f"reads version {CHECKPOINT_VERSION} (version 1 checkpoints were stable-baselines3 "
             f"archives, which are never loaded since they can hold pickled code)"
         )
@@ -344,13 +344,13 @@ def _read_metadata_file(json_path: Path) -> dict:
     if missing:
         raise CheckpointError(f"checkpoint metadata {json_path} lacks {missing}")
     if meta["algo"] not in ALGORITHMS:
-        raise CheckpointError(f"{json_path}: unknown algo {meta['algo']!r}; known: {list(ALGORITHMS)}")
+        raise CheckpointError(f"{json_path}: unknown algo {short(meta['algo'])}; known: {list(ALGORITHMS)}")
     shape, n, k = meta["observation_shape"], meta["action_n"], meta.get("history_k", 0)
     bad = []
     if not isinstance(meta["game"], str) or meta["game"] not in SPECS:
-        bad.append(f"game {meta['game']!r} (not a braincards game; known: {sorted(SPECS)})")
+        bad.append(f"game {short(meta['game'])} (not a braincards game; known: {sorted(SPECS)})")
     if not isinstance(meta["env_config"], dict):
-        bad.append(f"env_config {meta['env_config']!r} (not a mapping)")
+        bad.append(f"env_config {short(meta['env_config'])} (not a mapping)")
     if not (isinstance(shape, list) and 1 <= len(shape) <= 4
             and all(type(x) is int and 0 < x <= MAX_OBSERVATION for x in shape)
             and math.prod(shape) <= MAX_OBSERVATION):  # fmt: skip

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import reprlib
 
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -53,21 +54,21 @@ class CheckpointError(ValueError):
 def check_policy_spec(spec, where: str) -> None:
     """Validate a policy description from metadata (CheckpointError naming what is wrong)."""
     if not isinstance(spec, dict) or set(spec) != {"class", "kwargs"}:
-        raise CheckpointError(f"{where}: 'policy' must be a mapping with 'class' and 'kwargs', got {spec!r}")
+        raise CheckpointError(f"{where}: 'policy' must be a mapping with 'class' and 'kwargs', got {short(spec)}")
     if spec["class"] not in POLICY_CLASSES:
-        raise CheckpointError(f"{where}: policy class {spec['class']!r} is not allowed; allowed: "
+        raise CheckpointError(f"{where}: policy class {short(spec['class'])} is not allowed; allowed: "
                               f"{sorted(POLICY_CLASSES)}")  # fmt: skip
     kwargs = spec["kwargs"]
     if not isinstance(kwargs, dict):
-        raise CheckpointError(f"{where}: policy kwargs must be a mapping, got {kwargs!r}")
+        raise CheckpointError(f"{where}: policy kwargs must be a mapping, got {short(kwargs)}")
     for key, value in kwargs.items():
         if key not in POLICY_KWARGS:
-            raise CheckpointError(f"{where}: policy kwarg {key!r} is not allowed; allowed: {sorted(POLICY_KWARGS)}")
+            raise CheckpointError(f"{where}: policy kwarg {short(key)} is not allowed; allowed: {sorted(POLICY_KWARGS)}")
         types = POLICY_KWARGS[key]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-            raise CheckpointError(f"{where}: policy kwarg {key}={value!r} has the wrong type")
+            raise CheckpointError(f"{where}: policy kwarg {key}={short(value)} has the wrong type")
     if "activation_fn" in kwargs and kwargs["activation_fn"] not in ACTIVATIONS:
-        raise CheckpointError(f"{where}: activation_fn {kwargs['activation_fn']!r}; allowed: {list(ACTIVATIONS)}")
+        raise CheckpointError(f"{where}: activation_fn {short(kwargs['activation_fn'])}; allowed: {list(ACTIVATIONS)}")
     arch = kwargs.get("net_arch", [])
     layers = [arch] if isinstance(arch, list) else list(arch.values())
     if isinstance(arch, dict) and not set(arch) <= {"pi", "vf"}:
@@ -75,7 +76,7 @@ def check_policy_spec(spec, where: str) -> None:
     for lay in layers:
         if not (isinstance(lay, list) and len(lay) <= MAX_LAYERS
                 and all(type(w) is int and 1 <= w <= MAX_LAYER for w in lay)):  # fmt: skip
-            raise CheckpointError(f"{where}: net_arch {arch!r} must be lists of at most {MAX_LAYERS} "
+            raise CheckpointError(f"{where}: net_arch {short(arch)} must be lists of at most {MAX_LAYERS} "
                                   f"layer widths in 1..{MAX_LAYER}")  # fmt: skip
     for key in ("lstm_hidden_size", "n_lstm_layers"):
         if key in kwargs and not 1 <= kwargs[key] <= (MAX_LAYER if key == "lstm_hidden_size" else MAX_LAYERS):
@@ -108,17 +109,25 @@ def load_json_limited(data: bytes, where: str, max_bytes: int = MAX_JSON_BYTES) 
     return value
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 3, 6, 6, 4
+_REPR.maxstring = _REPR.maxlong = _REPR.maxother = 80
+
+
 def short(value, limit: int = 80) -> str:
     """``repr(value)``, cut to ``limit`` characters (a hostile value must not make a huge
-    message)."""
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**limit else "<a huge integer>"
+    message; reprlib looks at a few items of a container only)."""
+    try:
+        text = _REPR.repr(value)
+    except ValueError:  # an int past Python's digit limit for str()
+        text = f"<a huge {type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def check_finite(tensors: dict, where: str) -> None:
     for name, t in tensors.items():
         if t.is_floating_point() and not bool(torch.isfinite(t).all()):
-            raise CheckpointError(f"{where}: tensor {name!r} holds non-finite values (NaN or inf)")
+            raise CheckpointError(f"{where}: tensor {short(name)} holds non-finite values (NaN or inf)")
 
 
 def check_forward(policy, meta: dict, where: str) -> None:
@@ -167,9 +176,30 @@ def check_optimizer_json(optimizer, js, where: str) -> None:
             if not _same_kind(value, want[key]):
                 raise CheckpointError(f"{where}: optimizer param group {g}: {key}={short(value)} "
                                       f"is not a {_kind(want[key])}")  # fmt: skip
+            _check_hyperparameter(key, value, want[key], f"{where}: optimizer param group {g}")
     scalars = js.get("scalars", {})
     if not isinstance(scalars, dict) or not all(_is_number(v) for v in scalars.values()):
         raise CheckpointError(f"{where}: optimizer.json's 'scalars' must map names to finite numbers")
+
+
+# Adam's hyperparameters a resumed optimizer may hold (anything else must be the optimizer's own)
+HYPERPARAMETER_RANGES = {"lr": (0.0, 1.0), "eps": (0.0, 1.0), "weight_decay": (0.0, 1.0)}
+
+
+def _check_hyperparameter(key: str, value, live, where: str) -> None:
+    """``lr``, ``eps`` and ``weight_decay`` in their ranges, ``betas`` in [0, 1); every flag
+    (``amsgrad``, ``foreach``, ``fused``...) as the optimizer braincards builds has it."""
+    if key in HYPERPARAMETER_RANGES:
+        lo, hi = HYPERPARAMETER_RANGES[key]
+        ok = (lo < value <= hi) if key != "weight_decay" else (lo <= value <= hi)
+        if not ok:
+            bound = "[" if key == "weight_decay" else "("
+            raise CheckpointError(f"{where}: {key}={short(value)} is out of range {bound}{lo:g}, {hi:g}]")
+    elif key == "betas":
+        if not all(0.0 <= b < 1.0 for b in value):
+            raise CheckpointError(f"{where}: betas={short(value)} must each be in [0, 1)")
+    elif key != "params" and value != live:
+        raise CheckpointError(f"{where}: {key}={short(value)}, but braincards' optimizer has {key}={short(live)}")
 
 
 def _is_number(v) -> bool:
