@@ -1,6 +1,6 @@
 # `make test` works on a fresh machine: it creates .venv, installs the pinned CPU torch
 # first (so no dependency can pull a multi-GB CUDA build), then the package with its
-# train and dev extras, then runs ruff, import-linter, the docs build and the test suite.
+# train, dev and web extras, then runs ruff, import-linter, the docs build and the test suite.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip "setuptools>=77" wheel
 	$(PY) -m pip install -q $(TORCH)
-	$(PY) -m pip install -q -e '.[train,dev]' $(TORCH)
+	$(PY) -m pip install -q -e '.[train,dev,web]' $(TORCH)
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -25,12 +25,25 @@ lint: $(STAMP)
 # make test: ruff, the import contracts (layers, no cycles, ray only in learning.rllib; read
 # from the source folders laid out as the installed package, build/imports), the docs site
 # built strictly, then the test suite (which also runs every code block of the docs).
-test: $(STAMP) lint
+test: $(STAMP) lint chromium
 	mkdir -p build/imports/braincards
 	for d in envs training checkpoints; do ln -sfn $(CURDIR)/$$d build/imports/braincards/$$d; done
 	PYTHONPATH=build/imports $(VENV)/bin/lint-imports
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -q -d build/site
 	$(PY) -m pytest -q -n 2 tests
+
+# The browser tests (tests/serve) drive Debian's chromium through Playwright (Playwright's own
+# browser download is not used): installed with apt when missing and we are root, otherwise
+# the tests that need it are skipped and this says how to install it.
+.PHONY: chromium
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get install -y -q chromium >/dev/null 2>&1 || \
+		(apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null) || \
+		echo "could not install chromium with apt: the browser tests will be skipped"; \
+	else echo "chromium is missing: the browser tests will be skipped; install it with" \
+		"'sudo apt-get install chromium'"; fi
 
 # The Brain, 3 players at robber, from the quick config (about 4.5 minutes on 2 cores): prints
 # the learner's evaluation next to the all-heuristic team's. Output in runs/<config>-seed0/.

@@ -18,6 +18,8 @@ def add_commands(sub) -> None:
                     help=SPEC_HELP + "; one per player, in seat order")  # fmt: skip
     add_table_options(ev, players=False)
     ev.add_argument("--json", default=None, metavar="PATH", help="also write the result as JSON")
+    ev.add_argument("--record", default=None, metavar="DIR",
+                    help="write every game as a replay file in DIR (open them in `braincards serve`)")  # fmt: skip
     ev.set_defaults(func=cmd_evaluate)
 
     cp = sub.add_parser("crossplay", help="cooperative cross-play matrix (CSV + heatmap PNG)")
@@ -42,9 +44,11 @@ def _games(cooperative: bool) -> str:
 def cmd_evaluate(args) -> int:
     result = evaluate(args.game, table_config(args), seats=args.seat, games=args.games,
                       seed=args.seed, workers=args.workers, deterministic=not args.stochastic,
-                      progress=progress(args))  # fmt: skip
+                      progress=progress(args), record=args.record)  # fmt: skip
     print(format_evaluation(result))
     write_json_result(args.json, result)
+    if args.record:
+        print(f"wrote {args.games} replays to {args.record}")
     return 0
 
 

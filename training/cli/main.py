@@ -2,8 +2,9 @@
 
 Each command group has its own module, named after it: :mod:`.demo`, :mod:`.bench`,
 :mod:`.evaluation` (``evaluate``, ``crossplay``, ``league``), :mod:`.oracle`, :mod:`.play`
-and :mod:`.train`. Without the ``train`` extra only ``demo`` and ``bench`` run; the others
-still show in ``--help`` and, when run, say what to install.
+and :mod:`.train`, :mod:`.benchmark`, and :mod:`.serve` (the ``web`` extra). Without the
+``train`` extra only ``demo`` and ``bench`` run; the others still show in ``--help`` and,
+when run, say what to install.
 """
 
 from __future__ import annotations
@@ -25,12 +26,18 @@ from . import bench, demo
 USER_ERRORS: tuple[type[Exception], ...] = (ValueError, OSError)
 try:  # optional: the train extra (torch, SB3, pyyaml, ...) that every other command needs
     from ..evaluation.harness import CheckpointConfigWarning, WorkerError
-    from . import evaluation, oracle, play, train
+    from . import benchmark, evaluation, oracle, play, train
 
-    TRAIN_COMMANDS, MISSING = (evaluation, oracle, play, train), None
+    TRAIN_COMMANDS, MISSING = (evaluation, oracle, play, train, benchmark), None
     USER_ERRORS += (WorkerError,)
 except ModuleNotFoundError as err:
     TRAIN_COMMANDS, MISSING, CheckpointConfigWarning = (), err, None
+try:  # optional: the web extra (fastapi, uvicorn) that `serve` needs (and the train extra)
+    from . import serve
+
+    WEB_COMMANDS, WEB_MISSING = (serve,), None
+except ModuleNotFoundError as err:
+    WEB_COMMANDS, WEB_MISSING = (), err
 
 DESCRIPTION = ("braincards: The Brain, Oh My Brain and Brainwaves: The Brilliant Boar as PettingZoo "
                "environments, with baselines, evaluation and training")
@@ -42,15 +49,19 @@ NEEDS_TRAIN_EXTRA = {
     "play": "play in the terminal with or against policies",
     "oracle": "The Brain: share of deals winnable with every card known",
     "train": "train a policy from a YAML config (MaskablePPO, or RLlib)",
+    "benchmark": "a policy on a versioned benchmark suite: normalised scorecard",
 }
+NEEDS_WEB_EXTRA = {"serve": "play, watch replays and run studies in the browser"}
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="braincards", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (demo, bench, *TRAIN_COMMANDS):
+    for group in (demo, bench, *TRAIN_COMMANDS, *WEB_COMMANDS):
         group.add_commands(sub)
+    if WEB_MISSING is not None:
+        _add_missing(sub, NEEDS_WEB_EXTRA, WEB_MISSING)
     if MISSING is not None:
         if extra_for_missing_module(MISSING) is None:
             raise MISSING  # not a missing extra: a bug, keep the traceback
@@ -62,7 +73,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _explain_missing(args):
-    raise MISSING
+    raise MISSING if args.command in NEEDS_TRAIN_EXTRA else WEB_MISSING
+
+
+def _add_missing(sub, commands: dict, err: ModuleNotFoundError) -> None:
+    """Commands whose extra is missing: listed in --help, and when run they say what to install."""
+    if extra_for_missing_module(err) is None:
+        raise err  # not a missing extra: a bug, keep the traceback
+    for name, what in commands.items():
+        p = sub.add_parser(name, help=f"{what} (not installed: {_install_hint(err)})")
+        p.add_argument("args", nargs=argparse.REMAINDER)
+        p.set_defaults(func=_explain_missing)
 
 
 def _version() -> str:

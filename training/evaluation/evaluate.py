@@ -3,16 +3,18 @@
 Per policy: win rate (Wilson), mean reward and mean score (t); mean game length; for a
 cooperative game the team's win rate and score, per variant (The Brain: per difficulty).
 Seats rotate across games (:func:`~.harness.rotation`) so that every policy plays every
-position equally often.
+position equally often. ``record=DIR`` writes every game as a replay file (:mod:`.replay`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from braincards.envs import derive_seed, get_spec
 
 from .harness import check_config, check_games, labels_of, rotation, run_tasks, validate_specs
+from .replay import REPLAY_SUFFIX, replay_of_record, write_replay
 from .stats import fmt_interval, interval_dict, t_interval, wilson_interval
 
 
@@ -73,6 +75,7 @@ def evaluate(
     deterministic: bool = True,
     progress: bool | None = None,
     return_records: bool = False,
+    record: str | None = None,
 ) -> dict:
     """Play ``games`` games with one policy (or spec) per seat and summarise them.
 
@@ -83,6 +86,7 @@ def evaluate(
     Returns a JSON-safe dict: ``policies[label]`` with ``win_rate`` (Wilson 95% CI),
     ``mean_reward`` and ``mean_score`` (t 95% CI) over the seat-games it played;
     ``mean_length`` (decisions per game), ``truncated``; ``team`` for cooperative games.
+    ``record``: a folder where every game is written as a replay (``gameNNNNN.jsonl``).
     """
     game = get_spec(game).id
     seats = list(seats)
@@ -102,7 +106,10 @@ def evaluate(
         assignment = tuple(labels[(i + r) % n] for i in range(n))
         tasks.append((g, g, v, assignment))
     records = run_tasks(game, config, specs, tasks, seed=seed, workers=workers,
-                        deterministic=deterministic, progress=progress, desc=f"evaluate {game}")  # fmt: skip
+                        deterministic=deterministic, progress=progress, desc=f"evaluate {game}",
+                        record=record is not None)  # fmt: skip
+    if record is not None:
+        _write_replays(record, game, variants, seed, records)
     result = {
         "game": game,
         "config": config,
@@ -114,6 +121,16 @@ def evaluate(
     if return_records:
         result["records"] = records
     return result
+
+
+def _write_replays(folder: str, game: str, variants: list[dict], seed: int,
+                   records: list[dict]) -> None:  # fmt: skip
+    """Every evaluated game as ``folder/gameNNNNN.jsonl`` (each written atomically)."""
+    for rec in records:
+        config = variants[rec["variant"]]
+        parts = replay_of_record(game, config, seed, derive_seed(seed, rec["deal"]), rec)
+        write_replay(Path(folder) / f"game{rec['deal']:05d}{REPLAY_SUFFIX}", *parts)
+        del rec["actions"]
 
 
 def format_evaluation(result: dict) -> str:

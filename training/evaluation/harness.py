@@ -84,8 +84,10 @@ class Table:
 
     ``deal`` picks the seeds (env and policies), ``key`` identifies the task in results."""
 
-    def __init__(self, game: str, config: dict, specs: dict, seed: int, deterministic: bool):
+    def __init__(self, game: str, config: dict, specs: dict, seed: int, deterministic: bool,
+                 record: bool = False):  # fmt: skip
         self.game = game
+        self.record = record  # keep every game's actions (replays: evaluate --record)
         self.spec = get_spec(game)
         self.variants = self.spec.variants(config)
         self.specs = specs
@@ -127,6 +129,7 @@ class Table:
         # the game's return per seat: every step's rewards, summed (an env with shaped
         # per-step rewards, e.g. Oh My Brain's brain_shaping, pays some before the end)
         returns = dict.fromkeys(agents, 0.0)
+        actions = []
         while True:
             agent = raw.agent_selection
             if raw.terminations[agent] or raw.truncations[agent]:
@@ -134,14 +137,19 @@ class Table:
             obs = raw.observe(agent)
             if obs["observation"].shape[0] > sizes[agent]:
                 obs = {"observation": obs["observation"][: sizes[agent]], "action_mask": obs["action_mask"]}
-            raw.step(pols[agent].act(obs, agent))
+            action = int(pols[agent].act(obs, agent))
+            raw.step(action)
             length += 1
+            if self.record:
+                actions.append((agent, action, [float(raw.rewards[a]) for a in agents]))
             for a in agents:
                 returns[a] += float(raw.rewards[a])
         rewards = [returns[a] for a in agents]
         truncated = any(raw.truncations[a] for a in agents)
         state = raw.unwrapped.state
+        extra = {"actions": actions} if self.record else {}
         return {
+            **extra,
             "key": key,
             "deal": deal,
             "variant": variant,
@@ -164,7 +172,7 @@ class WorkerError(RuntimeError):
 _WORKER_TABLE: Table | None = None
 
 
-def _worker_init(parent, game, config, specs, seed, deterministic):
+def _worker_init(parent, game, config, specs, seed, deterministic, record=False):
     # A worker dies with its parent, however the parent ends (kill -9 included). The parent
     # stops the workers itself on Ctrl-C or SIGTERM. A worker ignores SIGINT (a terminal
     # sends Ctrl-C to the whole process group: no traceback from every worker) and takes
@@ -175,7 +183,7 @@ def _worker_init(parent, game, config, specs, seed, deterministic):
     # the parent has resolved every spec (validate_specs) and said its warnings once
     warnings.simplefilter("ignore", CheckpointConfigWarning)
     global _WORKER_TABLE
-    _WORKER_TABLE = Table(game, config, specs, seed, deterministic)
+    _WORKER_TABLE = Table(game, config, specs, seed, deterministic, record)
 
 
 def _worker_run(tasks):
@@ -216,12 +224,13 @@ def _exit_description(p) -> str:
 
 def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, workers: int = 1,
               deterministic: bool = True, progress: bool | None = None,
-              desc: str = "games") -> list[dict]:  # fmt: skip
+              desc: str = "games", record: bool = False) -> list[dict]:  # fmt: skip
     """Play every task (serially or in ``workers`` processes); records in task order.
 
     With workers, the first error (a policy raising, Ctrl-C, SIGTERM) stops the run at once:
     the games not yet played are cancelled, the workers are ended and waited for, and the
     error is raised. A worker that dies (killed, out of memory) raises :class:`WorkerError`.
+    ``record``: each record also has ``actions``, ``(agent, action, rewards)`` per step.
     """
     workers = int(workers)
     if workers < 1:
@@ -229,7 +238,7 @@ def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, w
     if workers == 1 or len(tasks) < 2:
         bar = _progress(len(tasks), progress, desc)
         try:
-            table = Table(game, config, specs, seed, deterministic)
+            table = Table(game, config, specs, seed, deterministic, record)
             out = []
             for t in tasks:
                 out.append(table.play(t))
@@ -237,7 +246,7 @@ def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, w
             return out
         finally:
             bar.close()
-    results = _run_in_pool((game, config, specs, seed, deterministic), tasks, workers,
+    results = _run_in_pool((game, config, specs, seed, deterministic, record), tasks, workers,
                            lambda: _progress(len(tasks), progress, desc))  # fmt: skip
     order = {t[0]: k for k, t in enumerate(tasks)}
     results.sort(key=lambda r: order[r["key"]])

@@ -1,0 +1,108 @@
+"""End to end in a real headless Chromium (Debian's, through Playwright): a person plays by
+clicking, watches a replay and takes part in a 2-game study. Every page is saved as a
+screenshot in build/screenshots/."""
+
+from __future__ import annotations
+
+import csv
+
+from braincards.training.serve import create_app
+
+from .conftest import LiveServer, screenshot
+from .test_study import write_study
+
+
+def start_game(page, url, game, options, seats, seed, shot=None):
+    page.goto(url + "/")
+    page.select_option("#game", game)
+    for key, value in options.items():
+        page.fill(f'[data-opt="{key}"]', str(value))
+        page.dispatch_event(f'[data-opt="{key}"]', "input")
+    for i, seat in enumerate(seats):
+        page.fill(f'[data-seat="{i}"]', seat)
+    page.fill("#seed", str(seed))
+    if shot:
+        screenshot(page, shot)
+    page.click("#start")
+    page.wait_for_selector("#status")
+
+
+def click_until_over(page, pick=-1, shots=(), max_moves=400) -> list[str]:
+    """Click one of the legal moves whenever it is the person's turn (agents move by
+    themselves at pace 0) until the result shows; returns the decisions the person made."""
+    decisions = []
+    for _ in range(max_moves):
+        page.wait_for_selector("button.move:not([disabled]), #result")
+        if page.query_selector("#result"):
+            return decisions
+        status = page.inner_text("#status")
+        decisions.append(status)
+        if len(decisions) == 2 and shots:
+            screenshot(page, shots[0])
+        buttons = page.query_selector_all("button.move")
+        buttons[pick if pick < 0 else min(pick, len(buttons) - 1)].click()
+        page.wait_for_function("document.querySelectorAll('button.move[disabled]').length == 0")
+    raise AssertionError("the game did not end")
+
+
+def test_a_person_plays_the_brain_solo_and_with_two_checkpoint_partners(web_page, live_server):
+    page = web_page
+    start_game(page, live_server.url, "the_brain_v0", {"num_players": 1}, ["human"], 5, "new-game")
+    assert page.query_selector_all("svg.card"), "cards are drawn as SVG"
+    click_until_over(page, shots=("the-brain-solo",))
+    assert "Game over" in page.inner_text("#status")
+    screenshot(page, "the-brain-solo-result")
+    start_game(page, live_server.url, "the_brain_v0", {"num_players": 3, "difficulty": "robber"},
+               ["human", "the_brain/ppo_3p", "the_brain/ppo_3p"], 9)  # fmt: skip
+    click_until_over(page, shots=("the-brain-3p",))
+    assert "the_brain/ppo_3p" in page.inner_text("#result")
+    screenshot(page, "the-brain-3p-result")
+
+
+def test_a_person_plays_oh_my_brain_through_a_multi_step_decision(web_page, live_server):
+    page = web_page
+    start_game(page, live_server.url, "oh_my_brain_v0", {"num_players": 2}, ["human", "heuristic"], 2)
+    decisions = click_until_over(page, pick=0, shots=("oh-my-brain",))
+    kinds = [d.split(": ", 1)[1] for d in decisions if d.startswith("Your turn")]
+    follow_ups = {"extra target", "give target", "keep", "refill", "steal", "exchange"}
+    assert set(kinds) & follow_ups, f"no multi-step decision in {sorted(set(kinds))}"
+    screenshot(page, "oh-my-brain-result")
+
+
+def test_the_replay_viewer_steps_through_a_recorded_game(web_page, live_server):
+    page = web_page
+    start_game(page, live_server.url, "brilliant_boar_v0", {"num_players": 2}, ["human", "heuristic"], 4)
+    click_until_over(page)
+    page.click("#result a")  # the saved replay
+    page.wait_for_selector("#replay-step")
+    assert page.inner_text("#replay-step").startswith("step 0 /")
+    for step in (1, 2, 3):
+        page.click("#forward")
+        page.wait_for_selector(f"#replay-step:has-text('step {step} /')")
+    page.click("#back")
+    page.wait_for_selector("#replay-step:has-text('step 2 /')")
+    page.select_option("#viewer", "player_0")
+    page.wait_for_selector('#table svg[aria-label="hidden card"]')  # the Boar: own hand unseen
+    screenshot(page, "replay-viewer")
+    page.click("#last")
+    page.wait_for_selector(".status:has-text('Game over')")
+
+
+def test_a_study_run_of_two_games_writes_its_csv(web_page, tmp_path):
+    page = web_page
+    with LiveServer(create_app(study=write_study(tmp_path))) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector("#study-start")
+        screenshot(page, "study-start")
+        page.fill("#participant", "p-07")
+        page.click("#begin")
+        for game in range(2):
+            page.wait_for_selector(f"#study-progress:has-text('Game {game + 1} of 2')")
+            click_until_over(page, shots=("study-game",) if game == 0 else ())
+            assert "cond-" not in page.content() and "heuristic" not in page.content()
+            page.click("#continue")
+        page.wait_for_selector("#thanks")
+        screenshot(page, "study-thanks")
+    rows = list(csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines()))
+    assert [(r["participant"], r["condition"]) for r in rows] == [("p-07", "cond-learned"), ("p-07", "cond-rules")]
+    assert all(float(r["decision_time_mean_s"]) >= 0 for r in rows)

@@ -1,0 +1,133 @@
+"""Study mode: a fixed, counterbalanced protocol; the results CSV and the replays are written
+as games end; a participant never sees a condition's name or its policies; the command line
+binds 127.0.0.1 unless told otherwise, and warns when it is."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from braincards.envs import get_spec
+from braincards.training.cli import serve as serve_cli
+from braincards.training.cli.main import extra_for_missing_module, main
+from braincards.training.evaluation.replay import read_replay, replay_env
+from braincards.training.serve import create_app
+from braincards.training.serve.study import load_study, schedule
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDY = """\
+game: the_brain
+options: {{num_players: 2, difficulty: robber}}
+games: 2
+out: {out}
+conditions:
+  - {{name: cond-learned, seats: [human, random], seeds: [101]}}
+  - {{name: cond-rules, seats: [human, heuristic], seeds: [202]}}
+"""
+
+
+def write_study(tmp_path, games=2):
+    path = tmp_path / "study.yaml"
+    path.write_text(STUDY.format(out=tmp_path / "results").replace("games: 2", f"games: {games}"))
+    return path
+
+
+def test_conditions_are_counterbalanced_with_fixed_seeds(tmp_path):
+    study = load_study(write_study(tmp_path, games=4))
+    first = [(c["name"], s) for c, s in schedule(study, 0)]
+    second = [(c["name"], s) for c, s in schedule(study, 1)]
+    assert first == [("cond-learned", 101), ("cond-rules", 202)] * 2
+    assert second == [("cond-rules", 202), ("cond-learned", 101)] * 2
+
+
+@pytest.mark.parametrize("bad", ["games: 0", "conditions: []", "colour: red",
+                                 "conditions: [{name: a, seats: [random, random], seeds: [1]}]"])
+def test_a_bad_study_file_is_refused(tmp_path, bad):
+    path = tmp_path / "bad.yaml"
+    key = bad.split(":")[0]
+    drop = (key, "  - ") if key == "conditions" else (key,)
+    text = "\n".join(line for line in write_study(tmp_path).read_text().splitlines()
+                     if not line.startswith(drop))  # fmt: skip
+    path.write_text(text + "\n" + bad + "\n")
+    with pytest.raises(ValueError, match=key if key != "conditions" else "condition"):
+        load_study(path)
+
+
+def play_study_game(client, gid) -> list[str]:
+    """Play one study game through the API; every response body the participant got."""
+    bodies = [client.get(f"/api/games/{gid}").text]
+    view = client.get(f"/api/games/{gid}").json()
+    while not view["over"]:
+        path = "advance" if view["agents_turn"] else "move"
+        body = {"step": view["step"]} | ({} if view["agents_turn"] else {"action": view["moves"][0]["action"]})
+        r = client.post(f"/api/games/{gid}/{path}", json=body)
+        assert r.status_code == 200, r.text
+        bodies.append(r.text)
+        view = r.json()
+    return bodies
+
+
+def test_a_study_run_writes_its_csv_and_replays_and_hides_the_conditions(tmp_path):
+    app = create_app(study=write_study(tmp_path))
+    with TestClient(app) as client:
+        assert client.post("/api/games", json={"game": "the_brain", "seats": ["human"]}).status_code == 403
+        assert client.get("/api/replays").status_code == 403
+        seen = [client.get("/api/meta").text]
+        for participant in ("p-01", "p-02"):
+            res = client.post("/api/study/start", json={"participant": participant}).json()
+            while not res["done"]:
+                seen += play_study_game(client, res["game"])
+                res = client.post(f"/api/study/{res['token']}/next").json()
+                seen.append(str(res))
+        again = client.post("/api/study/start", json={"participant": "p-01"})
+        assert again.status_code == 409
+    text = "\n".join(seen)
+    for secret in ("cond-learned", "cond-rules", "heuristic", "random"):
+        assert secret not in text
+    assert "partner 1" in text
+    rows = list(csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines()))
+    assert [(r["participant"], r["condition"], r["seed"]) for r in rows] == [
+        ("p-01", "cond-learned", "101"), ("p-01", "cond-rules", "202"),
+        ("p-02", "cond-rules", "202"), ("p-02", "cond-learned", "101")]  # fmt: skip
+    for r in rows:
+        assert r["outcome"] in ("1", "-1") and int(r["decisions"]) == len(r["decision_times_s"].split(";"))
+        replay = read_replay(tmp_path / "results" / "replays" / r["replay"])
+        assert replay_env(replay).state.outcome == int(r["outcome"])
+
+
+def test_serve_binds_localhost_and_warns_when_exposed(monkeypatch, capsys, tmp_path):
+    calls = []
+    monkeypatch.setattr(serve_cli.uvicorn, "run", lambda app, **kw: calls.append(kw))
+    assert main(["serve", "--replays", str(tmp_path)]) == 0
+    assert calls[-1]["host"] == "127.0.0.1" and "warning" not in capsys.readouterr().err
+    assert main(["serve", "--host", "0.0.0.0", "--port", "8765", "--replays", str(tmp_path)]) == 0
+    assert calls[-1] == {"host": "0.0.0.0", "port": 8765, "log_level": "warning"}
+    assert "warning: serving on 0.0.0.0" in capsys.readouterr().err
+
+
+def test_evaluate_record_writes_replays_that_rebuild_each_game(tmp_path, capsys):
+    out = tmp_path / "rec"
+    assert main(["evaluate", "oh_my_brain", "--seat", "heuristic", "--seat", "random", "--games", "3",
+                 "--quiet", "--record", str(out)]) == 0  # fmt: skip
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["game00000.jsonl", "game00001.jsonl", "game00002.jsonl"]
+    for name in names:
+        replay = read_replay(out / name)
+        env = replay_env(replay)
+        assert replay["result"]["length"] == len(replay["steps"])
+        assert replay["result"]["scores"] == get_spec(replay["header"]["game"]).scores(env.state)
+        assert sum(replay["result"]["returns"]) == pytest.approx(
+            sum(sum(s["rewards"].values()) for s in replay["steps"]))
+
+
+def test_the_shipped_example_study_loads():
+    study = load_study(ROOT / "configs" / "study.yaml")
+    assert [c["name"] for c in study["conditions"]] == ["learned", "rules"]
+
+
+def test_a_missing_web_extra_is_named_with_its_install_hint():
+    assert extra_for_missing_module(ModuleNotFoundError("no fastapi", name="fastapi")) == "web"
+    assert extra_for_missing_module(ModuleNotFoundError("no uvicorn", name="uvicorn")) == "web"

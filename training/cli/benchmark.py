@@ -1,0 +1,93 @@
+"""``braincards benchmark``: a policy on a versioned suite -> scorecard (Markdown, JSON, PNGs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..evaluation.benchmark.report import format_scorecard, write_scorecard
+from ..evaluation.benchmark.runner import slug
+from ..evaluation.benchmark.scorecard import benchmark
+from ..evaluation.benchmark.suites import available_suites, load_suite
+from ..evaluation.harness import run_tasks
+from .common import SPEC_HELP, add_config_warning_option
+
+HELP = "a policy on a versioned benchmark suite: normalised scorecard"
+
+
+def add_commands(sub) -> None:
+    bm = sub.add_parser("benchmark", help=HELP,
+                        description="Run a policy on every scenario of a versioned suite (held-out "
+                        "partners/opponents, fixed seeds) and write its scorecard: raw and "
+                        "normalised scores, rliable IQM/mean with 95%% intervals, plots. With "
+                        "--against B, a paired comparison on the same games.")  # fmt: skip
+    bm.add_argument("policy", nargs="?", metavar="SPEC", help=SPEC_HELP)
+    bm.add_argument(
+        "--suite",
+        metavar="NAME|FILE",
+        help=f"a shipped suite ({', '.join(available_suites())}) or a suite file",
+    )
+    bm.add_argument("--against", metavar="SPEC", default=None,
+                    help="a second policy: paired comparison on the same games")  # fmt: skip
+    bm.add_argument(
+        "--quick",
+        action="store_true",
+        help="the quick setting: each scenario's first quick_games games (minutes on 2 cores)",
+    )
+    bm.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="games per scenario instead (a multiple of the suite's blocks)",
+    )
+    bm.add_argument("--workers", type=int, default=1, help="parallel processes (same results)")
+    bm.add_argument("--ray-address", default=None, metavar="ADDR",
+                    help="play the games as Ray tasks on this cluster ('local': a local Ray; "
+                    "needs the rllib extra); the numbers are the local ones")  # fmt: skip
+    bm.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="scorecard and resumable partial results (default runs/benchmark/SUITE/SPEC)",
+    )
+    bm.add_argument(
+        "--list", action="store_true", help="list the shipped suites and their scenarios"
+    )
+    bm.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_config_warning_option(bm)
+    bm.set_defaults(func=cmd_benchmark)
+
+
+def _list() -> int:
+    for name in available_suites():
+        suite = load_suite(name)
+        print(f"{name}: {len(suite.scenarios)} scenarios ({suite.game})")
+        for s in suite.scenarios:
+            games = f"{s.games:>5} games (quick {s.quick_games})"
+            print(f"  {s.id:32s} {games}, seed {s.seed}: {s.measures}")
+    return 0
+
+
+def _ray_runner(address: str):
+    try:  # optional: the rllib extra (ray), imported only for --ray-address
+        from ..learning.rllib.benchmark_tasks import ray_runner  # noqa: PLC0415
+    except ImportError as err:
+        raise ValueError(
+            f"--ray-address needs Ray: pip install 'braincards[rllib]' ({err})"
+        ) from None
+    return ray_runner(address)
+
+
+def cmd_benchmark(args) -> int:
+    if args.list:
+        return _list()
+    if not args.policy or not args.suite:
+        raise ValueError("give a policy spec and --suite NAME (see `braincards benchmark --list`)")
+    suite = load_suite(args.suite)
+    runner = _ray_runner(args.ray_address) if args.ray_address else run_tasks
+    out = Path(args.out or Path("runs") / "benchmark" / suite.name / slug(args.policy))
+    card = benchmark(args.policy, suite, out, against=args.against, quick=args.quick,
+                     games=args.games, workers=args.workers, runner=runner,
+                     progress=False if args.quiet else None)  # fmt: skip
+    print(format_scorecard(card))
+    print("wrote " + ", ".join(write_scorecard(card, out)))
+    return 0

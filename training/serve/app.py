@@ -1,0 +1,165 @@
+"""The web app of ``braincards serve``: a FastAPI app over the game store.
+
+Every route that plays is a plain ``def``: FastAPI runs it in its thread pool, so an agent
+thinking in one game never blocks another game's requests, and each game is changed only
+under its own lock. Errors are 4xx JSON ``{"detail": message}`` and leave the game as it was.
+The pages are static files of this package (no CDN, no build step).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, StrictInt
+
+from braincards.training.agents.network import set_torch_threads
+
+from .games import GameStore, game_catalog
+from .replays import list_replays, read_replay_text, replay_view
+from .session import RequestError
+from .study import Study, load_study
+from .view import session_view
+
+STATIC = Path(__file__).parent / "static"
+
+
+class NewGame(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    game: str
+    options: dict = {}
+    seats: list[str]
+    seed: StrictInt | None = None
+
+
+class Move(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: StrictInt
+    step: StrictInt
+
+
+class Advance(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    step: StrictInt
+
+
+class ReplayView(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    replay: str
+    step: StrictInt = 0
+    viewer: str | None = None
+
+
+class StudyStart(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    participant: str
+
+
+def create_app(replay_dir: str | Path = "replays", study: str | Path | None = None) -> FastAPI:
+    """The app; ``study``: a study file, which turns the server into that study alone."""
+    set_torch_threads(1)
+    app = FastAPI(title="braincards serve", docs_url=None, redoc_url=None)
+    protocol = load_study(study) if study is not None else None
+    if protocol is not None:
+        replay_dir = protocol["out"] / "replays"
+    store = GameStore(replay_dir)
+    runner = Study(protocol, store) if protocol is not None else None
+    store.on_finish = runner.record if runner is not None else None
+    app.state.store, app.state.study = store, runner
+
+    @app.exception_handler(RequestError)
+    def _refused(request: Request, err: RequestError):
+        return JSONResponse({"detail": str(err)}, status_code=err.status)
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index():
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/api/meta")
+    def meta():
+        if runner is not None:
+            return {"study": True, "games": []}
+        return {"study": False, "games": game_catalog()}
+
+    _game_routes(app, store, runner)
+    _replay_routes(app, store, runner)
+    _study_routes(app, runner)
+    return app
+
+
+def _game_routes(app: FastAPI, store: GameStore, runner) -> None:
+    study = runner is not None
+
+    @app.post("/api/games", status_code=201)
+    def new_game(body: NewGame):
+        if study:
+            raise RequestError(403, "this server runs a study: games start from the study page")
+        gid, session = store.create(body.game, body.options, body.seats, body.seed)
+        with session.lock:
+            session.mark_pending()
+            return {"id": gid, "view": session_view(session)}
+
+    @app.get("/api/games/{gid}")
+    def get_game(gid: str):
+        session = store.get(gid)
+        with session.lock:
+            session.mark_pending()
+            return session_view(session, study=study)
+
+    @app.post("/api/games/{gid}/move")
+    def move(gid: str, body: Move):
+        session = store.get(gid)
+        with session.lock:
+            session.human_move(body.action, body.step)
+            store.finished(session)
+            session.mark_pending()
+            return session_view(session, study=study)
+
+    @app.post("/api/games/{gid}/advance")
+    def advance(gid: str, body: Advance):
+        session = store.get(gid)
+        with session.lock:
+            session.agent_move(body.step)
+            store.finished(session)
+            session.mark_pending()
+            return session_view(session, study=study)
+
+
+def _replay_routes(app: FastAPI, store: GameStore, runner) -> None:
+    def _no_study():
+        if runner is not None:
+            raise HTTPException(403, "replays are not shown during a study")
+
+    @app.get("/api/replays")
+    def replays():
+        _no_study()
+        return {"folder": store.replay_dir.name, "replays": list_replays(store.replay_dir)}
+
+    @app.get("/api/replays/{name}", response_class=PlainTextResponse)
+    def replay_file(name: str):
+        _no_study()
+        return read_replay_text(store.replay_dir, name)
+
+    @app.post("/api/replay-view")
+    def view_replay(body: ReplayView):
+        _no_study()
+        return replay_view(body.replay, body.step, body.viewer)
+
+
+def _study_routes(app: FastAPI, runner) -> None:
+    def _study() -> Study:
+        if runner is None:
+            raise HTTPException(404, "this server runs no study (start it with --study FILE)")
+        return runner
+
+    @app.post("/api/study/start")
+    def study_start(body: StudyStart):
+        return _study().start(body.participant)
+
+    @app.post("/api/study/{token}/next")
+    def study_next(token: str):
+        return _study().next_game(token)

@@ -1,0 +1,107 @@
+"""The server's games: unguessable ids, the session store, and what happens when a game ends
+(its replay is written atomically; a study records its row).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+from braincards.envs import SPECS, get_spec
+from braincards.training.agents.locations import checkpoint_dirs
+from braincards.training.agents.specs import make_policy
+from braincards.training.evaluation.replay import REPLAY_SUFFIX, write_replay
+
+from .session import GameSession, RequestError, check_seats
+
+MAX_GAMES = 2000  # games kept in memory; the oldest finished ones go first
+BUILTIN = ["random", "heuristic", "greedy", "pimc"]
+
+
+def policy_choices(spec) -> list[str]:
+    """The seat choices the new-game page offers for a game (any other spec may be typed)."""
+    found = {f"{spec.name}/{p.stem}" for root in checkpoint_dirs()
+             for p in (Path(root) / spec.name).glob("*.zip")}  # fmt: skip
+    return ["human", *[b for b in BUILTIN if _plays(b, spec)], *sorted(found)]
+
+
+def _plays(name: str, spec) -> bool:
+    """True when the built-in policy ``name`` plays ``spec``'s game (pimc: The Brain only)."""
+    try:
+        make_policy(name, spec.id, {})
+    except ValueError:
+        return False
+    return True
+
+
+def game_catalog() -> list[dict]:
+    """Every game with its player counts, options (and defaults) and seat choices."""
+    out = []
+    for spec in SPECS.values():
+        options = {k: spec.default(k) for k in spec.table_options()}
+        out.append({"id": spec.id, "name": spec.name, "title": spec.title,
+                    "cooperative": spec.cooperative, "players": list(spec.players),
+                    "options": options, "policies": policy_choices(spec)})  # fmt: skip
+    return out
+
+
+class GameStore:
+    """The live games by id, and where finished games' replays go."""
+
+    def __init__(self, replay_dir: str | Path, on_finish: Callable | None = None):
+        self.replay_dir = Path(replay_dir)
+        self.on_finish = on_finish
+        self._games: OrderedDict[str, GameSession] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def create(self, game, options, seats, seed=None, *, labels=None) -> tuple[str, GameSession]:
+        """A new game (a RequestError for a bad game, option or seat)."""
+        try:
+            spec = get_spec(game)
+            config = spec.check_options(dict(options or {}))
+        except (ValueError, TypeError) as err:
+            raise RequestError(422, str(err)) from None
+        config.pop("render_mode", None)
+        seats = check_seats(spec, config, seats)
+        seed = secrets.randbelow(2**31) if seed is None else seed
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+            raise RequestError(422, "'seed' must be an integer >= 0")
+        name = f"{time.strftime('%Y%m%d-%H%M%S')}-{spec.name}-{secrets.token_hex(3)}{REPLAY_SUFFIX}"
+        try:
+            session = GameSession(spec.id, config, seats, seed, labels=labels, replay_name=name)
+        except (ValueError, OSError) as err:  # a bad policy spec or checkpoint
+            raise RequestError(422, str(err)) from None
+        gid = secrets.token_urlsafe(18)
+        with self._lock:
+            self._evict()
+            self._games[gid] = session
+        return gid, session
+
+    def _evict(self) -> None:
+        if len(self._games) < MAX_GAMES:
+            return
+        for gid, s in list(self._games.items()):
+            if s.over:
+                del self._games[gid]
+                return
+        raise RequestError(503, f"{MAX_GAMES} games are being played; finish one first")
+
+    def get(self, gid: str) -> GameSession:
+        session = self._games.get(gid)
+        if session is None:
+            raise RequestError(404, "no such game (the id is wrong or the server was restarted)")
+        return session
+
+    def finished(self, session: GameSession) -> None:
+        """Called under the session's lock after every move: a game that just ended is
+        saved once (replay, then the study's row)."""
+        if not session.over or session.saved_to is not None:
+            return
+        path = self.replay_dir / session.replay_name
+        session.saved_to = write_replay(path, session.header(), session.steps, session.result())
+        if self.on_finish is not None:
+            self.on_finish(session)

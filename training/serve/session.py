@@ -1,0 +1,148 @@
+"""One game played in the browser: the env (the truth, kept on the server), the seated
+policies, the move log, the pending human decision and its clock, and the replay.
+
+A :class:`GameSession` is changed only under its own lock; every request names the step it
+acts on, so a stale request (a double click, a second tab) is refused and changes nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from braincards.envs import derive_seed, get_spec
+from braincards.training.agents.policy import history_k_of
+from braincards.training.agents.specs import make_policy
+
+HUMAN = "human"
+
+
+class RequestError(ValueError):
+    """A request the game refuses (the HTTP status and a message for the person)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def check_seats(spec, config: dict, seats: list) -> list[str]:
+    """The seats as spec strings, one per player (a RequestError otherwise)."""
+    if not isinstance(seats, list) or not all(isinstance(s, str) and s.strip() for s in seats):
+        raise RequestError(422, "seats must be a list of policy specs ('human' for a person)")
+    seats = [s.strip() for s in seats]
+    n = spec.num_players(config)
+    if len(seats) != n:
+        raise RequestError(422, f"{spec.title} with num_players={n} needs {n} seats, got {len(seats)}")
+    if seats.count(HUMAN) > 1:
+        raise RequestError(422, "at most one seat may be 'human'")
+    return seats
+
+
+class GameSession:
+    """A live game: ``seats`` are policy specs or ``"human"`` (at most one)."""
+
+    def __init__(self, game: str, config: dict, seats: list[str], seed: int, *,
+                 labels: list[str] | None = None, replay_name: str | None = None):  # fmt: skip
+        self.spec = get_spec(game)
+        self.config = dict(config)
+        self.seats = list(seats)
+        self.seed = int(seed)
+        self.env_seed = derive_seed(self.seed, 0)
+        self.labels = labels or [("you" if s == HUMAN else s) for s in seats]
+        self.replay_name = replay_name
+        self.lock = threading.Lock()
+        self.policies = {i: make_policy(s, self.spec.id, self.config, seed=derive_seed(self.seed, 0, 1, i))
+                         for i, s in enumerate(seats) if s != HUMAN}  # fmt: skip
+        self.table = self.spec.table(self.config, history_k_of(self.policies.values()))
+        self.raw = self.table.unwrapped
+        self.table.reset(seed=self.env_seed)
+        self.agents = list(self.raw.possible_agents)
+        self.human = self.agents[seats.index(HUMAN)] if HUMAN in seats else None
+        self.steps: list[dict] = []  # the replay's steps
+        self.log: list[dict] = []  # {"i", "agent", "kind", "meaning"} per move
+        self.returns = dict.fromkeys(self.agents, 0.0)
+        self.decision_times: list[float] = []
+        self.pending_since: float | None = None
+        self.saved_to = None
+
+    # ------------------------------------------------------------------ state
+    @property
+    def step(self) -> int:
+        """How many moves were made: the version a request must name."""
+        return len(self.steps)
+
+    @property
+    def over(self) -> bool:
+        agent = self.raw.agent_selection
+        return bool(self.raw.terminations[agent] or self.raw.truncations[agent])
+
+    @property
+    def to_act(self) -> str | None:
+        return None if self.over else self.raw.agent_selection
+
+    def check_step(self, step) -> None:
+        if not isinstance(step, int) or isinstance(step, bool):
+            raise RequestError(422, "'step' must be the integer step the page shows")
+        if step != self.step:
+            raise RequestError(409, f"stale request: the game is at step {self.step}, not {step} "
+                                    f"(a double click or another tab?); reload the game")  # fmt: skip
+
+    # ------------------------------------------------------------------ moves
+    def human_move(self, action, step) -> None:
+        """The person's move (a RequestError for a stale, out-of-turn or illegal one)."""
+        self.check_step(step)
+        if self.over:
+            raise RequestError(409, "the game is over")
+        if self.human is None or self.to_act != self.human:
+            raise RequestError(409, f"it is not your turn: {self.to_act} decides now")
+        if not isinstance(action, int) or isinstance(action, bool):
+            raise RequestError(422, "'action' must be an integer action id")
+        if action not in self.raw.legal_actions():
+            raise RequestError(422, f"action {action} is not legal now; legal: {self.raw.legal_actions()}")
+        if self.pending_since is not None:
+            self.decision_times.append(round(time.monotonic() - self.pending_since, 3))
+        self.pending_since = None
+        self._apply(action)
+
+    def agent_move(self, step) -> None:
+        """One move of the policy whose turn it is (the page asks for each, at its pace)."""
+        self.check_step(step)
+        if self.over:
+            raise RequestError(409, "the game is over")
+        agent = self.to_act
+        if agent == self.human:
+            raise RequestError(409, "it is your turn, not an agent's")
+        policy = self.policies[self.agents.index(agent)]
+        obs = self.table.observe(agent)
+        size = getattr(policy, "observation_size", self.raw.layout.size)
+        obs = {"observation": obs["observation"][:size], "action_mask": obs["action_mask"]}
+        self._apply(int(policy.act(obs, agent)))
+
+    def _apply(self, action: int) -> None:
+        agent = self.raw.agent_selection
+        kind = self.spec.decision(self.raw.state)
+        meaning = self.raw.action_meaning(action)
+        self.table.step(action)
+        rewards = {a: float(self.raw.rewards[a]) for a in self.agents}
+        for a in self.agents:
+            self.returns[a] += rewards[a]
+        self.steps.append({"i": len(self.steps), "agent": agent, "action": action, "rewards": rewards})
+        self.log.append({"i": len(self.log), "agent": agent, "kind": kind, "meaning": meaning})
+
+    def mark_pending(self) -> None:
+        """Start the person's decision clock when their decision is first shown."""
+        if self.pending_since is None and self.human is not None and self.to_act == self.human:
+            self.pending_since = time.monotonic()
+
+    # ------------------------------------------------------------------ results
+    def result(self) -> dict:
+        """The finished game's result (the replay's last line)."""
+        truncated = any(self.raw.truncations.values())
+        rewards = [self.returns[a] for a in self.agents]
+        return {"returns": rewards, "scores": [float(x) for x in self.spec.scores(self.raw.state)],
+                "wins": self.spec.wins(self.raw.state, rewards, truncated), "truncated": truncated,
+                "length": self.step, "outcome": getattr(self.raw.state, "outcome", None)}  # fmt: skip
+
+    def header(self) -> dict:
+        return {"game": self.spec.id, "config": self.config, "seed": self.seed,
+                "env_seed": self.env_seed, "seats": self.seats}  # fmt: skip

@@ -1,0 +1,265 @@
+// braincards serve: the pages (new game, game, replays, study). The server holds the truth;
+// this page shows the view it is sent and posts moves that name the step they act on.
+"use strict";
+
+const main = document.getElementById("main");
+const { renderLine, moveCard, esc } = window.Cards;
+let META = null;
+let timer = null;
+
+async function api(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  };
+  const res = await fetch(path, init);
+  const data = res.headers.get("content-type")?.includes("json") ? await res.json() : await res.text();
+  if (!res.ok) throw new Error(typeof data === "object" ? data.detail : data);
+  return data;
+}
+
+function parseValue(text) {
+  try { return JSON.parse(text); } catch { return text; }
+}
+
+// ------------------------------------------------------------------ new game
+function newGamePage() {
+  const games = META.games;
+  main.innerHTML = `<h1>New game</h1><div class="panel"><div class="row">
+    <label>Game <select id="game">${games.map((g) => `<option value="${g.id}">${esc(g.title)}</option>`).join("")}</select></label>
+    <label>Seed (empty: random) <input id="seed" type="number" min="0" placeholder="random"></label></div>
+    <h2>Options</h2><div class="row" id="options"></div>
+    <h2>Seats</h2><div class="row" id="seats"></div>
+    <p><button class="primary" id="start">Play</button> <span class="error" id="error"></span></p></div>`;
+  const sel = document.getElementById("game");
+  sel.onchange = () => fillOptions(games.find((g) => g.id === sel.value));
+  fillOptions(games[0]);
+  document.getElementById("start").onclick = startGame;
+}
+
+function fillOptions(game) {
+  const opts = document.getElementById("options");
+  opts.innerHTML = Object.entries(game.options).map(([k, v]) => k === "num_players"
+    ? `<label>${k} <input data-opt="${k}" type="number" min="${game.players[0]}" max="${game.players[1]}" value="${v}"></label>`
+    : `<label>${k} <input data-opt="${k}" value="${esc(v === null ? "" : JSON.stringify(v).replace(/^"|"$/g, ""))}"></label>`).join("");
+  const players = opts.querySelector('[data-opt="num_players"]');
+  players.oninput = () => fillSeats(game, Number(players.value));
+  fillSeats(game, Number(players.value));
+}
+
+function fillSeats(game, n) {
+  const list = game.policies.map((p) => `<option>${esc(p)}</option>`).join("");
+  document.getElementById("seats").innerHTML = Array.from({ length: Math.max(0, n) }, (_, i) =>
+    `<label>player_${i} <input data-seat="${i}" list="policies" value="${i === 0 ? "human" : "heuristic"}"></label>`).join("") +
+    `<datalist id="policies">${list}</datalist>`;
+}
+
+async function startGame() {
+  const body = { game: document.getElementById("game").value, options: {}, seats: [] };
+  document.querySelectorAll("[data-opt]").forEach((el) => {
+    if (el.value !== "") body.options[el.dataset.opt] = parseValue(el.value);
+  });
+  document.querySelectorAll("[data-seat]").forEach((el) => body.seats.push(el.value.trim()));
+  const seed = document.getElementById("seed").value;
+  if (seed !== "") body.seed = Number(seed);
+  try {
+    const res = await api("/api/games", body);
+    location.hash = `#/game/${res.id}`;
+  } catch (err) {
+    document.getElementById("error").textContent = err.message;
+  }
+}
+
+// ------------------------------------------------------------------ a game
+const pace = () => Number(localStorage.getItem("pace") ?? 600);
+const stepMode = () => localStorage.getItem("stepMode") === "1";
+
+async function gamePage(gid, study) {
+  main.innerHTML = `<div id="game-view"></div>`;
+  try {
+    showGame(gid, await api(`/api/games/${gid}`), study);
+  } catch (err) {
+    main.innerHTML = `<p class="error">${esc(err.message)}</p>`;
+  }
+}
+
+function tableHtml(view) {
+  return view.table.map((line) => `<div class="table-line${line.startsWith(">") ? " me" : ""}">` +
+    `${renderLine(line)}</div>`).join("");
+}
+
+function statusText(view) {
+  if (view.over) return "Game over";
+  if (view.moves.length) return `Your turn: ${view.decision.replace("_", " ")}`;
+  return `${view.to_act_label} is deciding (${view.decision.replace("_", " ")})`;
+}
+
+function showGame(gid, view, study) {
+  clearTimeout(timer);
+  const seats = view.seats.map((s) => `<span class="seat${s.agent === view.to_act ? " acting" : ""}">` +
+    `${esc(s.agent)}: ${esc(s.label)}</span>`).join(" · ");
+  const moves = view.moves.map((m) => `<button class="move" data-action="${m.action}">` +
+    `${moveCard(m.meaning)}<span>${esc(m.meaning)}</span></button>`).join("");
+  const controls = view.agents_turn ? `<div class="row"><button id="next">Next move</button>
+    <label>pace (ms) <input id="pace" type="range" min="0" max="2000" step="100" value="${pace()}"></label>
+    <label><span>step by step</span><input id="stepmode" type="checkbox" ${stepMode() ? "checked" : ""}></label></div>` : "";
+  const [, , , , number, total] = location.hash.split("/");
+  const progress = study ? `<p id="study-progress">Game ${esc(number)} of ${esc(total)}</p>` : "";
+  main.innerHTML = `<h1>${esc(view.title)}</h1>${progress}
+    <div class="panel"><div class="status${view.moves.length ? " yours" : ""}" id="status">${esc(statusText(view))}</div>
+    <div>${seats}</div><div class="muted">step ${view.step}</div></div>
+    <div class="panel" id="table">${tableHtml(view)}</div>
+    ${view.moves.length ? `<div class="panel"><h2>Your move</h2><div class="moves" id="moves">${moves}</div></div>` : ""}
+    ${controls}<p class="error" id="error"></p>
+    ${view.over ? resultHtml(view, study) : ""}
+    <div class="panel"><h2>Last moves</h2><ol class="log" start="${Math.max(1, view.step - view.log.length + 1)}">
+    ${view.log.map((l) => `<li>${esc(l)}</li>`).join("")}</ol></div>`;
+  main.querySelectorAll("button.move").forEach((b) => { b.onclick = () => play(gid, view, Number(b.dataset.action), study); });
+  if (view.agents_turn) wireAgentControls(gid, view, study);
+  if (view.over && study) document.getElementById("continue").onclick = () => studyNext(study);
+}
+
+function wireAgentControls(gid, view, study) {
+  let sent = false;  // one agent move per view: the timer and the button never both send
+  const advance = async () => {
+    clearTimeout(timer);
+    if (sent) return;
+    sent = true;
+    document.getElementById("next").disabled = true;
+    await send(gid, `/api/games/${gid}/advance`, { step: view.step }, study);
+  };
+  document.getElementById("next").onclick = advance;
+  document.getElementById("pace").oninput = (e) => localStorage.setItem("pace", e.target.value);
+  document.getElementById("stepmode").onchange = (e) => {
+    localStorage.setItem("stepMode", e.target.checked ? "1" : "0");
+    if (!e.target.checked) timer = setTimeout(advance, pace());
+  };
+  if (!stepMode()) timer = setTimeout(advance, pace());
+}
+
+async function play(gid, view, action, study) {
+  main.querySelectorAll("button.move").forEach((b) => { b.disabled = true; });
+  await send(gid, `/api/games/${gid}/move`, { action, step: view.step }, study);
+}
+
+async function send(gid, path, body, study) {
+  try {
+    showGame(gid, await api(path, body), study);
+  } catch (err) {
+    const fresh = await api(`/api/games/${gid}`);
+    showGame(gid, fresh, study);
+    document.getElementById("error").textContent = err.message;
+  }
+}
+
+function resultHtml(view, study) {
+  const r = view.result;
+  const rows = view.seats.map((s, i) => `<tr><td>${esc(s.label)}</td><td>${r.scores[i]}</td>` +
+    `<td>${r.returns[i]}</td><td>${r.wins[i] ? "won" : ""}</td></tr>`).join("");
+  const next = study ? `<p><button class="primary" id="continue">Continue</button></p>`
+    : `<p>Saved as replay <a href="#/replays/${encodeURIComponent(view.replay)}">${esc(view.replay)}</a>` +
+      ` · <a href="#/">new game</a></p>`;
+  return `<div class="panel" id="result"><h2>Result${r.truncated ? " (truncated)" : ""}</h2>
+    <table class="result"><tr><th>seat</th><th>score</th><th>return</th><th></th></tr>${rows}</table>${next}</div>`;
+}
+
+// ------------------------------------------------------------------ replays
+let REPLAY = null;
+
+async function replaysPage(name) {
+  const list = await api("/api/replays");
+  main.innerHTML = `<h1>Replays</h1><div class="panel"><div class="row">
+    <label>Open a replay file <input type="file" id="file" accept=".jsonl"></label></div>
+    <ul id="replay-list">${list.replays.map((r) => `<li><a href="#/replays/${encodeURIComponent(r.name)}">${esc(r.name)}</a>
+      ${esc(r.game)} · ${esc((r.seats || []).join(", "))} · scores ${esc(JSON.stringify(r.scores))}</li>`).join("")}</ul>
+    <p class="muted">folder: ${esc(list.folder)}/</p></div><div id="replay"></div>`;
+  document.getElementById("file").onchange = async (e) => openReplay(await e.target.files[0].text());
+  if (name) openReplay(await api(`/api/replays/${encodeURIComponent(name)}`));
+}
+
+async function openReplay(text) {
+  REPLAY = { text, step: 0, viewer: null, ticket: 0 };
+  await showReplay();
+}
+
+async function showReplay() {
+  const box = document.getElementById("replay");
+  let view;
+  const ticket = ++REPLAY.ticket;  // only the latest request's answer is shown
+  try {
+    view = await api("/api/replay-view", { replay: REPLAY.text, step: REPLAY.step, viewer: REPLAY.viewer });
+    if (ticket !== REPLAY.ticket) return;
+  } catch (err) {
+    box.innerHTML = `<p class="error">${esc(err.message)}</p>`;
+    return;
+  }
+  const viewers = [`<option value="">everything (omniscient)</option>`, ...view.seats.map((s) =>
+    `<option value="${s.agent}" ${s.agent === REPLAY.viewer ? "selected" : ""}>${esc(s.label)}</option>`)].join("");
+  box.innerHTML = `<div class="panel"><div class="row">
+    <button id="first">first</button><button id="back">◀ back</button>
+    <span id="replay-step">step ${view.step} / ${view.total}</span>
+    <button id="forward">forward ▶</button><button id="last">last</button>
+    <label>view as <select id="viewer">${viewers}</select></label></div>
+    <p class="status">${esc(view.over ? "Game over" : `${view.to_act_label} to decide (${view.decision})`)}</p></div>
+    <div class="panel" id="table">${tableHtml(view)}</div>
+    <div class="panel"><h2>Moves so far</h2><ol class="log" start="${Math.max(1, view.step - view.log.length + 1)}">
+    ${view.log.map((l) => `<li>${esc(l)}</li>`).join("")}</ol></div>`;
+  const go = (s) => { REPLAY.step = Math.max(0, Math.min(view.total, s)); showReplay(); };
+  document.getElementById("first").onclick = () => go(0);
+  document.getElementById("back").onclick = () => go(REPLAY.step - 1);
+  document.getElementById("forward").onclick = () => go(REPLAY.step + 1);
+  document.getElementById("last").onclick = () => go(view.total);
+  document.getElementById("viewer").onchange = (e) => { REPLAY.viewer = e.target.value || null; showReplay(); };
+}
+
+// ------------------------------------------------------------------ study
+function studyStartPage() {
+  document.getElementById("nav").style.display = "none";
+  main.innerHTML = `<div class="panel center" id="study-start"><h1>Welcome</h1>
+    <p>Thank you for taking part. You will play a few card games with computer partners.</p>
+    <p><label>Participant id <input id="participant" autocomplete="off"></label></p>
+    <p><button class="primary" id="begin">Start</button></p><p class="error" id="error"></p></div>`;
+  document.getElementById("begin").onclick = async () => {
+    try {
+      studyGo(await api("/api/study/start", { participant: document.getElementById("participant").value }));
+    } catch (err) {
+      document.getElementById("error").textContent = err.message;
+    }
+  };
+}
+
+function studyGo(res) {
+  if (res.done) { location.hash = "#/thanks"; return; }
+  sessionStorage.setItem("study", res.token);
+  location.hash = `#/study/${res.token}/${res.game}/${res.number}/${res.total}`;
+}
+
+async function studyNext(token) {
+  try { studyGo(await api(`/api/study/${token}/next`, {})); } catch (err) {
+    document.getElementById("error").textContent = err.message;
+  }
+}
+
+function thanksPage() {
+  document.getElementById("nav").style.display = "none";
+  main.innerHTML = `<div class="panel center" id="thanks"><h1>Thank you!</h1>
+    <p>You have finished all the games. Please tell the researcher you are done.</p></div>`;
+}
+
+// ------------------------------------------------------------------ router
+async function route() {
+  clearTimeout(timer);
+  if (META === null) META = await api("/api/meta");
+  const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  if (META.study) {
+    document.getElementById("nav").style.display = "none";
+    if (parts[0] === "study" && parts[2]) return gamePage(parts[2], parts[1]);
+    if (parts[0] === "thanks") return thanksPage();
+    return studyStartPage();
+  }
+  if (parts[0] === "game" && parts[1]) return gamePage(parts[1], null);
+  if (parts[0] === "replays") return replaysPage(parts[1]);
+  return newGamePage();
+}
+
+window.addEventListener("hashchange", route);
+route();

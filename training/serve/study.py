@@ -1,0 +1,181 @@
+"""Study mode (``braincards serve --study STUDY.yaml``): a fixed protocol for human-partner
+studies.
+
+A study file names the game and its options, the games each participant plays and the
+partner conditions, each with its seats (one ``human``) and its fixed deal seeds::
+
+    game: the_brain
+    options: {num_players: 3, difficulty: robber}
+    games: 4
+    out: runs/study-pilot
+    conditions:
+      - {name: learned, seats: [human, the_brain/ppo_3p, the_brain/ppo_3p], seeds: [11, 12]}
+      - {name: rules, seats: [human, heuristic, heuristic], seeds: [21, 22]}
+
+Participant number k (0, 1, ...; in the order they start, counting those already in the
+results file) plays the conditions in the order rotated by k (a Latin square: with two
+conditions AB, BA, AB, ...); game j has condition ``order[j mod C]`` and that condition's
+seed ``seeds[(j div C) mod S]``. The results CSV (one row per game) and the replays are
+written atomically as each game ends. A participant sees "partner 1", never a condition.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import secrets
+import threading
+from pathlib import Path
+
+import yaml
+
+from braincards.envs import get_spec
+from braincards.training import files
+
+from .session import HUMAN, RequestError, check_seats
+
+COLUMNS = ["participant", "participant_index", "game_index", "condition", "seed", "outcome",
+           "won", "score", "team_score", "length", "decisions", "decision_time_mean_s",
+           "decision_times_s", "replay"]  # fmt: skip
+
+
+def load_study(path: str | Path) -> dict:
+    """The study protocol in ``path``, checked (a ValueError names what is wrong)."""
+    raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: a study file is a YAML mapping")
+    unknown = set(raw) - {"game", "options", "games", "out", "conditions", "name"}
+    if unknown:
+        raise ValueError(f"{path}: unknown study keys {sorted(unknown)}")
+    spec = get_spec(raw.get("game"))
+    config = spec.check_options(dict(raw.get("options") or {}))
+    games = raw.get("games")
+    if not isinstance(games, int) or games < 1:
+        raise ValueError(f"{path}: 'games' (per participant) must be an integer >= 1")
+    conds = raw.get("conditions")
+    if not isinstance(conds, list) or not conds:
+        raise ValueError(f"{path}: 'conditions' must be a non-empty list")
+    out = []
+    for c in conds:
+        if not isinstance(c, dict) or not c.get("name") or not c.get("seeds"):
+            raise ValueError(f"{path}: each condition needs a name, seats and seeds")
+        seats = check_seats(spec, config, list(c.get("seats") or []))
+        if seats.count(HUMAN) != 1:
+            raise ValueError(f"{path}: condition {c['name']!r} needs exactly one 'human' seat")
+        if not all(isinstance(s, int) and s >= 0 for s in c["seeds"]):
+            raise ValueError(f"{path}: condition {c['name']!r}: seeds are integers >= 0")
+        out.append({"name": str(c["name"]), "seats": seats, "seeds": list(c["seeds"])})
+    return {"game": spec.id, "config": config, "games": games, "conditions": out,
+            "out": Path(raw.get("out") or "study-results")}  # fmt: skip
+
+
+def schedule(study: dict, index: int) -> list[tuple[dict, int]]:
+    """Participant ``index``'s games: ``(condition, seed)`` each, counterbalanced."""
+    conds = study["conditions"]
+    c = len(conds)
+    order = [conds[(index + k) % c] for k in range(c)]
+    plan = []
+    for j in range(study["games"]):
+        cond = order[j % c]
+        plan.append((cond, cond["seeds"][(j // c) % len(cond["seeds"])]))
+    return plan
+
+
+def partner_labels(spec, seats: list[str]) -> list[str]:
+    """"you" and "partner k" / "opponent k": what a participant is told about the seats."""
+    word = "partner" if spec.cooperative else "opponent"
+    labels, k = [], 0
+    for s in seats:
+        if s == HUMAN:
+            labels.append("you")
+        else:
+            k += 1
+            labels.append(f"{word} {k}")
+    return labels
+
+
+class Study:
+    """The running study: participants by token, the results rows, the CSV."""
+
+    def __init__(self, study: dict, store):
+        self.study = study
+        self.store = store
+        self.csv_path = study["out"] / "results.csv"
+        self.rows = _read_rows(self.csv_path)
+        self._seen = {r["participant"] for r in self.rows}
+        self._participants: dict[str, dict] = {}
+        self._lock = threading.Lock()
+
+    def start(self, participant) -> dict:
+        if not isinstance(participant, str) or not participant.strip() or len(participant) > 64:
+            raise RequestError(422, "enter a participant id (1 to 64 characters)")
+        participant = participant.strip()
+        with self._lock:
+            if participant in self._seen:
+                raise RequestError(409, f"participant {participant!r} has already taken part")
+            self._seen.add(participant)
+            index = len(self._seen) - 1
+            token = secrets.token_urlsafe(18)
+            self._participants[token] = {"id": participant, "index": index, "game": -1,
+                                         "plan": schedule(self.study, index), "gid": None}  # fmt: skip
+        return self.next_game(token)
+
+    def next_game(self, token: str) -> dict:
+        """The participant's next game (once the current one is over), or done."""
+        p = self._participants.get(token)
+        if p is None:
+            raise RequestError(404, "no such participant session")
+        if p["gid"] is not None and not self.store.get(p["gid"]).over:
+            raise RequestError(409, "finish the current game first")
+        p["game"] += 1
+        total = len(p["plan"])
+        if p["game"] >= total:
+            return {"token": token, "done": True, "total": total}
+        cond, seed = p["plan"][p["game"]]
+        spec = get_spec(self.study["game"])
+        gid, session = self.store.create(spec.id, self.study["config"], cond["seats"], seed,
+                                         labels=partner_labels(spec, cond["seats"]))  # fmt: skip
+        session.study = {"participant": p["id"], "index": p["index"], "game": p["game"],
+                         "condition": cond["name"]}  # fmt: skip
+        session.replay_name = f"{_safe(p['id'])}-game{p['game'] + 1}.jsonl"
+        p["gid"] = gid
+        return {"token": token, "done": False, "game": gid, "number": p["game"] + 1, "total": total}
+
+    def record(self, session) -> None:
+        """A study game ended: its row is added and the whole CSV rewritten atomically."""
+        info = getattr(session, "study", None)
+        if info is None:
+            return
+        res = session.result()
+        seat = session.agents.index(session.human)
+        times = session.decision_times
+        row = {"participant": info["participant"], "participant_index": info["index"],
+               "game_index": info["game"], "condition": info["condition"], "seed": session.seed,
+               "outcome": res["outcome"], "won": int(res["wins"][seat]),
+               "score": res["scores"][seat], "team_score": sum(res["scores"]),
+               "length": res["length"], "decisions": len(times),
+               "decision_time_mean_s": round(sum(times) / len(times), 3) if times else "",
+               "decision_times_s": ";".join(f"{t:.3f}" for t in times),
+               "replay": session.replay_name}  # fmt: skip
+        with self._lock:
+            self.rows.append(row)
+            files.write_text(self.csv_path, _csv_text(self.rows))
+
+
+def _safe(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in text)
+
+
+def _read_rows(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _csv_text(rows: list[dict]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
