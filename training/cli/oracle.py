@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from braincards.envs import the_brain
 
-from ..evaluation.oracle import DIFFICULTIES, format_oracle, oracle
+from ..evaluation.oracle import DEFAULT_NODES, DIFFICULTIES, format_oracle, oracle
 from ..learning.yaml_files import load_env_config
 from .common import write_json_result
 
@@ -18,8 +18,12 @@ def add_commands(sub) -> None:
                    help="difficulties (or integer limits); default all three")  # fmt: skip
     p.add_argument("--deals", type=int, default=200, help="deals per config (default 200)")
     p.add_argument("--seed", type=int, default=0, help="deal g is the env reset with derive_seed(seed, g)")
-    p.add_argument("--nodes", type=int, default=200_000,
-                   help="node budget per deal (0: none); a deal over budget is counted unknown")  # fmt: skip
+    p.add_argument("--nodes", type=int, default=DEFAULT_NODES,
+                   help=f"node budget per deal (default {DEFAULT_NODES:,}; 0: none); a deal over budget is "
+                        "counted unknown")  # fmt: skip
+    p.add_argument("--table-bits", type=int, default=None, metavar="B",
+                   help="the solver's transposition table holds at most 2**B entries of 17 bytes "
+                        "(default: from the budget, at most 2**24, about 285 MB)")  # fmt: skip
     p.add_argument("--config", default=None, metavar="FILE.yaml", help="other env options (YAML)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override one env option, e.g. hand_size=4 (repeatable)")  # fmt: skip
@@ -36,7 +40,7 @@ def cmd_oracle(args) -> int:
             raise ValueError(f"give {key} with --players / --difficulty, not in the config")
     difficulties = [int(d) if str(d).isdigit() else d for d in args.difficulty]
     result = oracle(args.players, difficulties, deals=args.deals, seed=args.seed,
-                    nodes=args.nodes or None, config=config)  # fmt: skip
+                    nodes=args.nodes or None, config=config, table_bits=args.table_bits)  # fmt: skip
     print(format_oracle(result))
     write_json_result(args.json, result)
     return 0

@@ -3,8 +3,9 @@
 Deal ``g`` of a run with seed ``S`` is the env reset with ``derive_seed(S, g)``: exactly the
 deal of game ``g`` in ``braincards evaluate ... --seed S`` with the same config, so the
 oracle's figure is the upper bound for any team on those deals. Each deal is solved by
-:class:`braincards.training.agents.search.solver.Solver` under a node budget; a deal whose search
-runs out of budget is counted as unknown, never as won or lost.
+:class:`braincards.training.agents.search.solver.Solver` under a node budget (default
+:data:`DEFAULT_NODES`) with a bounded transposition table (``table_bits``); a deal whose
+search runs out of budget is counted as unknown, never as won or lost.
 """
 
 from __future__ import annotations
@@ -17,10 +18,15 @@ from ..agents.search.solver import LOSS, UNKNOWN, WIN, Solver
 from .stats import interval_dict, wilson_interval
 
 DIFFICULTIES = ("amateur", "robber", "cat_burglar")
+DEFAULT_NODES = 2_000_000  # about 2 s of search at most per deal; 1 unknown deal in 1,000 at most
 
 
-def oracle_cell(config: dict, deals: int, seed: int = 0, nodes: int | None = 200_000) -> dict:
-    """Solve ``deals`` deals of The Brain under ``config`` (env options); JSON-safe result."""
+def oracle_cell(config: dict, deals: int, seed: int = 0, nodes: int | None = DEFAULT_NODES,
+                table_bits: int | None = None) -> dict:  # fmt: skip
+    """Solve ``deals`` deals of The Brain under ``config`` (env options); JSON-safe result.
+    ``table_bits``: the solver's transposition table holds at most ``2 ** table_bits``
+    entries of 17 bytes (default: :func:`~braincards.training.agents.search.solver.table_bits_for`
+    the budget, at most 2**24, about 285 MB)."""
     spec = the_brain.SPEC
     config = spec.check_options(config)
     deals = int(deals)
@@ -31,14 +37,17 @@ def oracle_cell(config: dict, deals: int, seed: int = 0, nodes: int | None = 200
     derive_seed(seed)
     raw = spec.raw_env(**config)
     counts = {WIN: 0, LOSS: 0, UNKNOWN: 0}
-    total_nodes = 0
+    total_nodes = max_nodes = 0
+    table_bytes = 0
     start = time.perf_counter()
     for g in range(deals):
         raw.reset(seed=derive_seed(seed, g))
         state = raw.state
-        solver = Solver.for_state(state, nodes=nodes)
+        solver = Solver.for_state(state, nodes=nodes, table_bits=table_bits)
         counts[solver.solve(state)] += 1
         total_nodes += solver.total_nodes
+        max_nodes = max(max_nodes, solver.total_nodes)
+        table_bytes = max(table_bytes, solver.table_bytes)
     seconds = time.perf_counter() - start
     raw.close()
     won, lost, unknown = counts[WIN], counts[LOSS], counts[UNKNOWN]
@@ -47,6 +56,7 @@ def oracle_cell(config: dict, deals: int, seed: int = 0, nodes: int | None = 200
         "deals": deals,
         "seed": seed,
         "nodes": nodes,
+        "table_bits": table_bits,
         "winnable": won,
         "unwinnable": lost,
         "unknown": unknown,
@@ -55,18 +65,21 @@ def oracle_cell(config: dict, deals: int, seed: int = 0, nodes: int | None = 200
         "winnable_rate": interval_dict(wilson_interval(won, deals)),
         "winnable_rate_if_unknown_won": (won + unknown) / deals,
         "mean_nodes": total_nodes / deals,
+        "max_nodes": max_nodes,
+        "max_table_bytes": table_bytes,
         "seconds": seconds,
     }
 
 
 def oracle(players=(3,), difficulties=DIFFICULTIES, deals: int = 200, seed: int = 0,
-           nodes: int | None = 200_000, config: dict | None = None) -> dict:  # fmt: skip
+           nodes: int | None = DEFAULT_NODES, config: dict | None = None,
+           table_bits: int | None = None) -> dict:  # fmt: skip
     """One :func:`oracle_cell` per (player count, difficulty)."""
     cells = []
     for n in players:
         for d in difficulties:
             cfg = {**dict(config or {}), "num_players": int(n), "difficulty": d}
-            cells.append(oracle_cell(cfg, deals, seed, nodes))
+            cells.append(oracle_cell(cfg, deals, seed, nodes, table_bits))
     return {"deals": int(deals), "seed": seed, "nodes": nodes, "cells": cells}
 
 

@@ -17,6 +17,10 @@ tie). The decisions inside a turn (cover / take back target, extra card, donated
 replay the same search from the table before the play, so they finish the best turn. It
 always draws (optional draw rule) and always looks through the discard pile (discard_peek).
 
+The best turn of a decision is found by the compiled :func:`.fast.greedy_best_turn` (the
+same turns, values and tie-break as :meth:`TheBrainGreedy._scored_turns`, which
+``action_scores`` still uses; a test checks its decisions against the code of before).
+
 "Live" removers are read from the observation as in :mod:`.the_brain`: with
 memory="perfect" covered cards and the discard pile are known; with memory="none" a covered
 card is stood in for by an unseen card with the same visible symbol.
@@ -43,7 +47,11 @@ from braincards.envs.the_brain.cards import (
 
 from ..heuristics.base import LayoutPlayer
 from ..policy import legal_actions
-from .solver import BIT, FULL, MATCH, REMOVERS_OF, SHIFT, mask_of, turns
+from . import fast
+from .solver import BIT, FULL, MATCH, REMOVERS_OF, SHIFT, TB_MASK, mask_of, turns
+
+_GREEDY_TABLES = (np.array(SYMBOL_OF, np.int64), np.array(MATCH, np.int64), np.array(REMOVERS_OF, np.int64), TB_MASK)
+_WEIGHTS: dict[tuple, np.ndarray] = {}  # weights -> their array (a handful at most)
 
 
 class TheBrainGreedy(LayoutPlayer):
@@ -197,9 +205,27 @@ class TheBrainGreedy(LayoutPlayer):
         return out
 
     def _best_turn(self, v: dict, own: int, disp: tuple, first: int | None = None) -> tuple:
-        """The best whole turn from (own holdings, display) as its rules actions."""
-        scored = self._scored_turns(v, own, disp, first)
-        return max(scored)[1] if scored else None
+        """The best whole turn from (own holdings, display) as its rules actions: the
+        largest of :meth:`_scored_turns`, found by the compiled
+        :func:`.fast.greedy_best_turn` (the same turns, values and tie-break)."""
+        n = v["n"]
+        target = min(range(1, n), key=lambda k: (v["held_by"][k], k)) if n > 1 else 1
+        out = np.full(3, -1, np.int64)
+        found = fast.greedy_best_turn(own, n, np.array(disp, np.int64), v["limit"], v["gone_mask"], target,
+                                      -1 if first is None else first, self._weights(), *_GREEDY_TABLES, out)  # fmt: skip
+        if not found:
+            return None
+        return tuple(int(a) for a in out.tolist() if a >= 0)
+
+    def _weights(self) -> np.ndarray:
+        """The weights as the compiled search reads them (read each time: a tuning run may
+        change them; the array is made again only when they changed)."""
+        w = (self.LOSS, self.PRESSURE, self.PRESSURE_EXP, self.DEAD_TOP, self.HALF_DEAD_TOP, self.HELD,
+             self.REMOVE_BASE, self.REMOVE_PER_TOP, self.COVER_HELD, self.TAKE_BACK_HELD, self.PLUS_HELD)  # fmt: skip
+        cached = _WEIGHTS.get(w)
+        if cached is None:
+            cached = _WEIGHTS[w] = np.array(w, np.float64)
+        return cached
 
     def _turn_table(self, observation: dict, v: dict | None = None):
         """(view, own holdings, display, first card, step) of the turn being decided (``v``:

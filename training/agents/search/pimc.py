@@ -7,6 +7,12 @@ their public sizes, the deck order, and with ``memory="none"`` the covered cards
 visible symbols and the discard pile), solves every legal action in every sample and plays
 the action that wins in most samples; ties (and decisions where no action is proven to win)
 go to the greedy heuristic's choice.
+
+The budget knob is ``samples`` (deals per decision) and ``nodes`` (the solver's node budget
+per deal and action). Every decision of a turn but the optional draw (the play, then the
+cover / take back target, extra card, donated card and seat) is valued from the start of the
+turn in the compiled search (:meth:`.solver.Solver.solve_turn`), without building a rules
+state: a sample is dealt as data and read straight into the solver's compact state.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from braincards.envs.the_brain.cards import NUM_CARDS, VISIBLE_SYMBOL_OF
 from ..heuristics.base import LayoutPlayer
 from ..policy import parse_spec_params
 from .greedy import TheBrainGreedy
-from .solver import WIN, Solver
+from .solver import WIN, Solver, mask_of, stack_int
 
 
 @dataclass
@@ -220,14 +226,9 @@ def _state_data(seen: _Seen, draw_optional: bool, discard_peek: bool, deck: list
     return data
 
 
-def sample_state(seen: _Seen, rng: random.Random, draw_optional: bool = False,
-                 discard_peek: bool = False) -> rules.State:  # fmt: skip
-    """One full table consistent with ``seen``, the observer at seat 0 and to move.
-
-    Known cards stay where the observation shows them; the unseen ones (other hands, the
-    deck, and with memory="none" the covered cards and the discard pile below its top) are
-    dealt at random: covered cards only among the unseen cards with their visible symbol,
-    the rest shuffled into the other hands (by their sizes), the deck, then the discard."""
+def _sample_data(seen: _Seen, rng: random.Random, draw_optional: bool = False,
+                 discard_peek: bool = False) -> dict:  # fmt: skip
+    """:func:`sample_state`'s table as ``rules.State.from_dict`` data (not yet checked)."""
     known, hands = _known_cards(seen)
     pool = [c for c in range(NUM_CARDS) if c not in known]
     rng.shuffle(pool)
@@ -240,8 +241,42 @@ def sample_state(seen: _Seen, rng: random.Random, draw_optional: bool = False,
             hands[k], pool = pool[:size], pool[size:]
     deck, pool = pool[: seen.deck_size], pool[seen.deck_size :]
     peeked, discard = _discard_order(seen, pool)
-    data = _state_data(seen, draw_optional, discard_peek, deck, discard, peeked, hands, stacks)
-    return rules.State.from_dict(data)
+    return _state_data(seen, draw_optional, discard_peek, deck, discard, peeked, hands, stacks)
+
+
+def sample_state(seen: _Seen, rng: random.Random, draw_optional: bool = False,
+                 discard_peek: bool = False) -> rules.State:  # fmt: skip
+    """One full table consistent with ``seen``, the observer at seat 0 and to move.
+
+    Known cards stay where the observation shows them; the unseen ones (other hands, the
+    deck, and with memory="none" the covered cards and the discard pile below its top) are
+    dealt at random: covered cards only among the unseen cards with their visible symbol,
+    the rest shuffled into the other hands (by their sizes), the deck, then the discard."""
+    return rules.State.from_dict(_sample_data(seen, rng, draw_optional, discard_peek))
+
+
+# decisions inside a turn that the compiled search takes straight from the turn's start: the
+# rules actions of the turn so far (the played card, then the donated card) before the action
+_IN_TURN = (rules.PLAY, rules.COVER_TARGET, rules.TAKE_BACK_TARGET, rules.EXTRA, rules.DONATE_CARD,
+            rules.DONATE_TARGET)  # fmt: skip
+
+
+def _turn_start(seen: _Seen, data: dict) -> tuple:
+    """(holdings, display, cards left, the turn's actions so far) of a sampled table at a
+    decision of :data:`_IN_TURN`, the turn rewound to its start (the card being resolved
+    back in seat 0's holdings, its stack off the display; a card being donated back too),
+    as :meth:`Solver.boundary_key` gives them."""
+    hold = [mask_of(h) | mask_of(d) for h, d in zip(data["hands"], data["domains"], strict=True)]
+    display = data["display"]
+    done = ()
+    if seen.decision != rules.PLAY:  # the card being resolved lies alone on the last stack
+        display = display[:-1]
+        hold[0] |= 1 << seen.resolving
+        done = (seen.resolving,)
+        if seen.decision == rules.DONATE_TARGET:
+            hold[0] |= 1 << seen.donating
+            done += (seen.donating,)
+    return tuple(hold), tuple(sorted(stack_int(st) for st in display)), len(data["deck"]), done
 
 
 class PIMCPolicy(LayoutPlayer):
@@ -288,7 +323,15 @@ class PIMCPolicy(LayoutPlayer):
             return rules.PEEK_YES if rules.PEEK_YES in legal else legal[0]
         votes = dict.fromkeys(legal, 0)
         for _ in range(self.samples):
-            state = sample_state(seen, self._rng, self.draw_optional, self.discard_peek)
+            data = _sample_data(seen, self._rng, self.draw_optional, self.discard_peek)
+            if seen.decision in _IN_TURN:  # straight to the compiled search
+                hold, disp, rem, done = _turn_start(seen, data)
+                solver = Solver(seen.num_seats, seen.limit, data["deck"], self.draw_optional, nodes=self.nodes)
+                for a in legal:
+                    if solver.solve_turn(0, hold, disp, rem, done + (a,)) == WIN:
+                        votes[a] += 1
+                continue
+            state = rules.State.from_dict(data)  # a draw decision: through the rules engine
             solver = Solver.for_state(state, nodes=self.nodes)
             for a in legal:
                 child = state.copy()

@@ -20,12 +20,23 @@ donated card and seat, or the extra card), each followed by the draw (a choice w
 go to a transposition table; a node is also a proven loss when a sound lower bound on the
 display at the end of the game (:meth:`Solver.display_bound`) reaches the limit. An
 optional node budget turns an over-long search into ``UNKNOWN`` instead of an answer.
+
+The turn-start search runs compiled (numba, :mod:`.fast`), node for node as the Python
+search it replaced, with a bounded transposition table (``table_bits``: at most
+``2 ** table_bits`` entries of 17 bytes; an entry that does not fit overwrites another, which
+costs a re-search, never a wrong answer). With ``restarts`` (the default) a search that has
+not finished after 1,000 nodes starts again in an order shaken by a little noise, with a
+budget twice as large each time, keeping everything proven so far: hard wins, which the
+plain order reaches only after refuting a huge losing subtree, are found in a few thousand
+nodes instead of hundreds of thousands.
 Decisions inside a turn (a cover target asked for after the play, a pending draw) are
 searched through the rules engine itself until the next turn boundary, so any state the
 env can be in can be solved.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import (
@@ -40,6 +51,8 @@ from braincards.envs.the_brain.cards import (
     TAKE_BACK,
     TARGET_OF,
 )
+
+from . import fast
 
 WIN, LOSS, UNKNOWN = 1, -1, 0
 RESULT_NAMES = {WIN: "win", LOSS: "loss", UNKNOWN: "unknown"}
@@ -216,6 +229,27 @@ class _Exhausted(Exception):
 
 
 # ------------------------------------------------------------------------ solver
+TABLE_BITS_MAX = 24  # 2**24 slots of 17 bytes: about 285 MB, the largest table by default
+TABLE_BITS_MIN = 10
+TABLE_BITS_START = 14  # the table starts at 2**14 slots and doubles between restarts
+NOISE = 1000  # restarts shake the move-ordering score by up to NOISE / 1000
+FIRST_TRY = 1000  # nodes of the first try (plain order); each restart doubles it
+MAX_RESTARTS = 12
+
+
+def table_bits_for(nodes: int | None) -> int:
+    """The default table size (log2 of its slots) for a node budget: about 8 slots per node
+    the budget lets the search expand (each expanded node stores one entry, a draw between
+    two turns another, and the table is kept under half full), at least
+    ``2 ** TABLE_BITS_MIN`` and at most ``2 ** TABLE_BITS_MAX`` slots (about 285 MB)."""
+    if nodes is None:
+        return TABLE_BITS_MAX
+    return max(TABLE_BITS_MIN, min(TABLE_BITS_MAX, (8 * int(nodes)).bit_length()))
+
+
+_TABLES = fast.tables(SYM, MATCH, REMOVERS_OF, _BYTE_VALUE, TB_MASK, REMOVE_MASK, PLUS_MASK, _DEAD)
+
+
 class Solver:
     """Exact search over one deal (every hand and the deck order known).
 
@@ -223,20 +257,21 @@ class Solver:
     this solver must have a suffix of it as its deck (states reached from the root do).
     ``nodes`` caps the turn nodes expanded per :meth:`solve` call (None: no cap).
     ``bound=False`` turns the display lower-bound pruning off (for tests and profiling).
-    The transposition tables persist across calls, so solving several children of one
-    state shares their common subtrees.
+    ``table_bits``: the transposition table has ``2 ** table_bits`` slots of 17 bytes
+    (default :func:`table_bits_for` the budget); it is bounded, and persists across calls,
+    so solving several children of one state shares their common subtrees. The turn-start
+    search runs compiled (:mod:`.fast`).
     """
 
     def __init__(self, num_seats: int, limit: int, deck, draw_optional: bool = False,
-                 nodes: int | None = None, bound: bool = True):  # fmt: skip
+                 nodes: int | None = None, bound: bool = True, table_bits: int | None = None,
+                 restarts: bool = True):  # fmt: skip
         self.n = int(num_seats)
         self.limit = int(limit)
         self.deck = tuple(deck)
         self.optional = bool(draw_optional)
         self.budget = nodes
         self.bound = bound
-        self.lost: set = set()
-        self.won: set = set()
         self.nodes = 0  # turn nodes expanded in the current solve() call
         self.total_nodes = 0
         # suffix_mask[r]: the last r cards of the deck, as a mask
@@ -246,6 +281,33 @@ class Solver:
         self.suffix_mask = tuple(sm)
         self.pressure = tuple(9.0 / (self.limit - k) ** 0.45 if k < self.limit else 1e9
                               for k in range(NUM_CARDS + 2))  # fmt: skip
+        self.restarts = bool(restarts)
+        self.table_bits = table_bits_for(nodes) if table_bits is None else int(table_bits)
+        if not 1 <= self.table_bits <= 34:
+            raise ValueError(f"table_bits={table_bits} must be 1..34")
+        # with restarts the table grows between tries; a single try gets it whole at once
+        self._table = fast.new_table(min(self.table_bits, TABLE_BITS_START) if self.restarts else self.table_bits)
+        # seats, limit, optional draw, bound, restart seed (0: the plain order), noise x 1000
+        self._params = np.array([self.n, self.limit, int(self.optional), int(bool(bound)), 0, NOISE], np.int64)
+        self._deck = np.array(self.deck, np.int64)
+        self._suffix = np.array(self.suffix_mask, np.int64)
+        self._pressure = np.array(self.pressure, np.float64)
+        # nodes expanded, budget (-1: none), table entries stored, entries overwritten
+        self._count = np.array([0, -1, 0, 0], np.int64)
+
+    @property
+    def table_entries(self) -> int:
+        """Entries stored in the transposition table (at most its slots)."""
+        return int(self._count[fast.C_STORED])
+
+    @property
+    def table_overwrites(self) -> int:
+        """Stores that overwrote another entry (the table was full around that slot)."""
+        return int(self._count[fast.C_OVERWRITTEN])
+
+    @property
+    def table_bytes(self) -> int:
+        return sum(a.nbytes for a in self._table)  # its current size (it grows to table_bits)
 
     def _score(self, hold: tuple, disp: tuple, rem: int) -> float:
         """Move ordering: how promising the table after a turn looks (higher first)."""
@@ -263,8 +325,9 @@ class Solver:
         return v
 
     @classmethod
-    def for_state(cls, state: rules.State, nodes: int | None = None, bound: bool = True) -> Solver:
-        return cls(state.num_seats, state.limit, state.deck, state.draw_optional, nodes, bound)
+    def for_state(cls, state: rules.State, nodes: int | None = None, bound: bool = True,
+                  table_bits: int | None = None, restarts: bool = True) -> Solver:  # fmt: skip
+        return cls(state.num_seats, state.limit, state.deck, state.draw_optional, nodes, bound, table_bits, restarts)
 
     # -------------------------------------------------------------- bound
     def display_bound(self, hold: tuple, disp: tuple, rem: int) -> int:
@@ -296,70 +359,52 @@ class Solver:
                     red_future += k
         return low - red_future - (fut & TB_MASK).bit_count() * red_max
 
-    def _may_prune(self, hold: tuple, disp: tuple, rem: int) -> bool:
-        """The bound is at most the display plus the donate / extra_card cards in play:
-        only when that reaches the limit is the bound worth computing."""
-        fut = self.suffix_mask[rem]
-        for h in hold:
-            fut |= h
-        return len(disp) + (fut & PLUS_MASK).bit_count() >= self.limit
-
     # -------------------------------------------------------------- search
-    def _next(self, seat: int, hold: tuple, disp: tuple, rem: int):
-        """The turn starts after ``seat``'s action: (draw action or None, holdings, rem)."""
-        if rem == 0:
-            return ((None, hold, rem),)
-        card = self.deck[len(self.deck) - rem]
-        hl = list(hold)
-        hl[seat] |= BIT[card]
-        drawn = (rules.DRAW_YES, tuple(hl), rem - 1)
-        if self.optional and any(hold):  # R-B7: a choice unless no seat holds a card
-            return (drawn, (rules.DRAW_NO, hold, rem))
-        return ((None, tuple(hl), rem - 1),)
+    def _win(self, seat: int, hold: tuple, disp: tuple, rem: int, prefix: tuple = (-1, -1, -1)) -> bool:
+        """Can the team win from the start of ``seat``'s turn? (compiled: :func:`.fast.win`;
+        raises _Exhausted when the node budget runs out)
 
-    def _win(self, seat: int, hold: tuple, disp: tuple, rem: int) -> bool:
-        """Can the team win from the start of ``seat``'s turn?"""
-        key = (seat, hold, disp, rem)
-        if key in self.lost:
-            return False
-        if key in self.won:
-            return True
-        n = self.n
-        nxt = seat + 1 if seat + 1 < n else 0
-        if not hold[seat]:  # R-B4: a seat holding nothing only draws
-            if rem == 0:
-                if not any(hold):
-                    return True
-                return self._win(nxt, hold, disp, rem)
-            result = False
-            for _, h2, r2 in self._next(seat, hold, disp, rem):
-                if self._win(nxt, h2, disp, r2):
-                    result = True
-                    break
-        else:
-            self.nodes += 1
-            if self.budget is not None and self.nodes > self.budget:
+        With ``restarts`` the search first runs in the plain move order under a small
+        budget, then restarts with the order shaken by a different noise under a budget
+        twice as large each time (the last try without a cap of its own): every node proven
+        won or lost on the way stays in the table, so a restart repeats little, and a win
+        that the plain order would reach only after refuting a huge losing subtree is often
+        found early."""
+        c = self._count
+        c[fast.C_NODES] = self.nodes
+        total = -1 if self.budget is None else self.budget
+        h = np.array(hold, np.int64)
+        d = np.array(disp, np.int64)
+        attempt, cap = 0, FIRST_TRY
+        while True:
+            tk1, tk2, tv = self._table  # (it may have grown since the last try)
+            last = not self.restarts or attempt >= MAX_RESTARTS
+            c[fast.C_BUDGET] = total if last else c[fast.C_NODES] + cap
+            if total >= 0:
+                c[fast.C_BUDGET] = min(c[fast.C_BUDGET], total)
+            self._params[4] = attempt
+            r = fast.win(seat, h, d, rem, *prefix, self._params, self._deck, self._suffix, self._pressure, _TABLES,
+                         tk1, tk2, tv, c)  # fmt: skip
+            self.nodes = int(c[fast.C_NODES])
+            if r != fast.OUT_OF_BUDGET:
+                return r == fast.WIN_CODE
+            if last or 0 <= total <= self.nodes:
                 raise _Exhausted
-            if self.bound and self._may_prune(hold, disp, rem) and self.display_bound(hold, disp, rem) >= self.limit:
-                self.lost.add(key)
-                return False
-            limit = self.limit
-            score = self._score
-            children = [t for t in turns(seat, hold, disp, n) if len(t[2]) < limit]  # R-B6
-            children.sort(key=lambda t: -score(t[1], t[2], rem))
-            result = False
-            for _, h2, d2 in children:
-                if rem == 0 and not any(h2):
-                    result = True
-                    break
-                for _, h3, r3 in self._next(seat, h2, d2, rem):
-                    if self._win(nxt, h3, d2, r3):
-                        result = True
-                        break
-                if result:
-                    break
-        (self.won if result else self.lost).add(key)
-        return result
+            self._grow()
+            attempt += 1
+            cap *= 2
+
+    def _grow(self) -> None:
+        """Double the table (up to ``2 ** table_bits`` slots) while it is over half full."""
+        while self.table_entries * 2 > self._table[2].size and self._table[2].size < 1 << self.table_bits:
+            bigger = fast.new_table(self._table[2].size.bit_length())
+            fast.rehash(*self._table, *bigger, self._count)
+            self._table = bigger
+
+    def proven(self, seat: int, hold: tuple, disp: tuple, rem: int) -> int:
+        """WIN / LOSS when the table holds that turn start as proven, else UNKNOWN."""
+        tk1, tk2, tv = self._table
+        return int(fast.lookup(seat, np.array(hold, np.int64), np.array(disp, np.int64), rem, tk1, tk2, tv))
 
     # -------------------------------------------------------------- rules-level
     def boundary_key(self, state: rules.State) -> tuple:
@@ -387,7 +432,7 @@ class Solver:
         if phase == rules.OVER:
             return state.outcome == rules.WIN
         if phase == rules.PLAY or phase == rules.PEEK:
-            return self.boundary_key(state) in self.won
+            return self.proven(*self.boundary_key(state)) == WIN
         for a in rules.legal_actions(state):
             child = state.copy()
             rules.apply_action(child, a)
@@ -407,6 +452,30 @@ class Solver:
         finally:
             self.total_nodes += self.nodes
         return WIN if won else LOSS
+
+    def solve_turn(self, seat: int, hold: tuple, disp: tuple, rem: int, actions) -> int:
+        """WIN, LOSS or UNKNOWN for the turns of ``seat`` that start with the rules
+        ``actions`` (1 to 3 of them: the card played, then the cover / take back target,
+        the extra card or the donated card, then the donation's seat action), from the start
+        of the turn (``hold``, ``disp``, ``rem`` as in :meth:`boundary_key`): the value of the
+        decision those actions make inside the turn, without going through the rules
+        engine. The node budget is this call's."""
+        actions = tuple(int(a) for a in actions)
+        if not 1 <= len(actions) <= 3 or not hold[seat] >> actions[0] & 1:
+            raise ValueError(f"seat {seat} does not hold card {actions[:1]}, or {actions} is not a turn's start")
+        self.nodes = 0
+        try:
+            won = self._win(seat, hold, disp, rem, actions + (-1,) * (3 - len(actions)))
+        except _Exhausted:
+            return UNKNOWN
+        finally:
+            self.total_nodes += self.nodes
+        return WIN if won else LOSS
+
+    def solve_play(self, seat: int, hold: tuple, disp: tuple, rem: int, card: int) -> int:
+        """WIN, LOSS or UNKNOWN of ``rules.apply_action(state, card)`` at a play decision
+        (:meth:`solve_turn` with the card alone)."""
+        return self.solve_turn(seat, hold, disp, rem, (card,))
 
     def winning_line(self, state: rules.State) -> list[int] | None:
         """The rules actions of one winning line from ``state`` to the end of the game, or

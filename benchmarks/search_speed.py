@@ -1,0 +1,224 @@
+"""The Brain's search, before and after the search-speed work, in one run.
+
+``python benchmarks/search_speed.py`` prints, each as a ratio against the frozen copy of the
+code of before (``benchmarks/search_before``) on the same deals and games:
+
+* **solver**: the oracle's deal sets (``derive_seed(0, g)``, hand 5): 300 deals at 2, 3 and
+  4 players at robber and 40 at 3 players, cat_burglar. Before at its default budget
+  (200,000 nodes), after at the oracle's (2,000,000); time and undecided deals of each.
+  ``--sweep N`` adds the undecided count of the new solver over N deals at every player
+  count and difficulty.
+* **PIMC**: CPU time per decision (``time.process_time()`` around ``evaluate`` over the
+  calls to ``act``, env included) of an all-PIMC team at 3 players, robber, default
+  settings, and the team's win rate with its 95% interval (``--pimc-games`` each).
+* **recipe**: ``configs/the_brain/train_3p.yaml`` end to end, the greedy teacher of before
+  against today's (``--recipe-games`` pretraining games, ``--recipe-timesteps`` PPO steps;
+  ``--recipe full`` for the whole recipe, ``--recipe none`` to skip it).
+
+and the peak RSS of the process. Compile time (numba's first call) is reported apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import io
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("search_before_loader", ROOT / "benchmarks" / "search_before" / "__init__.py")
+_loader = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_loader)
+
+DEAL_SETS = ((2, "robber", 300), (3, "robber", 300), (4, "robber", 300), (3, "cat_burglar", 40))
+OLD_NODES = 200_000
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _deal_states(players: int, difficulty: str, deals: int, seed: int = 0) -> list:
+    from braincards.envs import derive_seed, the_brain
+
+    raw = the_brain.SPEC.raw_env(**the_brain.SPEC.check_options({"num_players": players, "difficulty": difficulty}))
+    states = []
+    for g in range(deals):
+        raw.reset(seed=derive_seed(seed, g))
+        states.append(raw.state.copy())
+    return states
+
+
+def _solve_all(solver_cls, states: list, nodes: int) -> dict:
+    counts = {"win": 0, "loss": 0, "unknown": 0}
+    names = {1: "win", -1: "loss", 0: "unknown"}
+    table = 0
+    start = time.perf_counter()
+    for state in states:
+        solver = solver_cls.for_state(state, nodes=nodes)
+        counts[names[solver.solve(state)]] += 1
+        table = max(table, getattr(solver, "table_bytes", 0))
+    return {**counts, "seconds": time.perf_counter() - start, "max_table_mb": table / 2**20}
+
+
+def bench_solver(scale: float, sweep: int) -> dict:
+    from braincards.training.agents.search.solver import Solver
+    from braincards.training.evaluation.oracle import DEFAULT_NODES
+
+    old_solver = _loader.load()[0]
+    start = time.perf_counter()
+    first = _deal_states(3, "robber", 1)[0]
+    Solver.for_state(first, nodes=10).solve(first)
+    compile_s = time.perf_counter() - start
+    print(f"solver: first call (numba compile) {compile_s:.1f} s, not counted below")
+    print("| deals | before: s (undecided) | after: s (undecided) | ratio |")
+    print("|---|---|---|---|")
+    rows = []
+    for players, difficulty, deals in DEAL_SETS:
+        states = _deal_states(players, difficulty, max(1, round(deals * scale)))
+        before = _solve_all(old_solver.Solver, states, OLD_NODES)
+        after = _solve_all(Solver, states, DEFAULT_NODES)
+        ratio = before["seconds"] / after["seconds"]
+        rows.append({"players": players, "difficulty": difficulty, "deals": len(states), "before": before,
+                     "after": after, "ratio": ratio})  # fmt: skip
+        print(f"| {players} players, {difficulty}, {len(states)} | {before['seconds']:.1f} ({before['unknown']}) | "
+              f"{after['seconds']:.2f} ({after['unknown']}) | {ratio:.0f}x |", flush=True)  # fmt: skip
+    tb = sum(r["before"]["seconds"] for r in rows)
+    ta = sum(r["after"]["seconds"] for r in rows)
+    print(f"solver, all four sets: {tb:.1f} s -> {ta:.2f} s = {tb / ta:.0f}x faster")
+    out = {"compile_seconds": compile_s, "sets": rows, "ratio": tb / ta}
+    if sweep:
+        print(f"\nundecided deals of the new solver at its default budget ({DEFAULT_NODES:,} nodes), {sweep} deals each:")
+        out["sweep"] = []
+        for players in (1, 2, 3, 4):
+            for difficulty in ("amateur", "robber", "cat_burglar"):
+                res = _solve_all(Solver, _deal_states(players, difficulty, sweep), DEFAULT_NODES)
+                out["sweep"].append({"players": players, "difficulty": difficulty, **res})
+                print(f"  {players} players, {difficulty}: won {res['win']}, lost {res['loss']}, undecided "
+                      f"{res['unknown']} ({res['seconds']:.1f} s, largest table {res['max_table_mb']:.1f} MB)",
+                      flush=True)  # fmt: skip
+    return out
+
+
+def _pimc_run(make, games: int) -> dict:
+    from braincards.training.evaluation.evaluate import evaluate
+
+    config = {"num_players": 3, "difficulty": "robber"}
+    pol = make(config)
+    calls = [0]
+    act = pol.act
+
+    def counted(obs, agent=None):
+        calls[0] += 1
+        return act(obs, agent)
+
+    pol.act = counted
+    start = time.process_time()
+    res = evaluate("the_brain_v0", config, seats=[pol, pol, pol], games=games, seed=0, progress=False)
+    cpu = time.process_time() - start
+    return {"games": games, "decisions": calls[0], "cpu_seconds": cpu, "ms_per_decision": 1000 * cpu / calls[0],
+            "win_rate": res["team"]["win_rate"]}  # fmt: skip
+
+
+def bench_pimc(games: int, before_games: int) -> dict:
+    from braincards.envs import make
+    from braincards.training.agents.search.pimc import PIMCPolicy
+
+    old_pimc = _loader.load()[1]
+    layout = make("the_brain_v0", raw=True, num_players=3).observation_layout()
+    _pimc_run(lambda c: PIMCPolicy(layout, c), 1)  # compile
+    after = _pimc_run(lambda c: PIMCPolicy(layout, c), games)
+    before = _pimc_run(lambda c: old_pimc.PIMCPolicy(layout, c), before_games)
+    ratio = before["ms_per_decision"] / after["ms_per_decision"]
+    game_s = after["cpu_seconds"] / games
+
+    def rate(r):
+        w = r["win_rate"]
+        return f"{w['value']:.3f} [{w['lo']:.3f}, {w['hi']:.3f}] over {r['games']} games"
+
+    print(f"\nPIMC (3 players, robber, samples={PIMCPolicy.DEFAULT_SAMPLES}, nodes={PIMCPolicy.DEFAULT_NODES}):")
+    print(f"  before: {before['ms_per_decision']:.2f} ms of CPU per decision, team win rate {rate(before)}")
+    print(f"  after:  {after['ms_per_decision']:.2f} ms of CPU per decision, team win rate {rate(after)}")
+    print(f"  PIMC: {ratio:.1f}x faster per decision; a 3-player game takes {game_s:.2f} s of CPU", flush=True)
+    return {"before": before, "after": after, "ratio": ratio, "seconds_per_game": game_s}
+
+
+def _train(games: int | None, timesteps: int | None, out: str) -> tuple[float, str]:
+    from braincards.training.cli.main import main
+
+    args = ["train", str(ROOT / "configs" / "the_brain" / "train_3p.yaml"), "--out", out, "--quiet"]
+    if games is not None:
+        args += ["--set", f"pretrain.games={games}"]
+    if timesteps is not None:
+        args += ["--timesteps", str(timesteps)]
+    buf = io.StringIO()
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(buf):
+        rc = main(args)
+    if rc != 0:
+        raise RuntimeError(f"training failed:\n{buf.getvalue()}")
+    lines = [ln for ln in buf.getvalue().splitlines() if ln.startswith("| team") or ln.startswith("[")]
+    return time.perf_counter() - start, "\n".join(lines[-2:])
+
+
+def bench_recipe(mode: str, games: int, timesteps: int) -> dict | None:
+    if mode == "none":
+        return None
+    import torch
+
+    from braincards.training.agents import specs
+
+    torch.set_num_threads(1)
+
+    old_greedy = _loader.load()[2]
+    games_, steps_ = (None, None) if mode == "full" else (games, timesteps)
+    what = "the whole recipe" if mode == "full" else f"pretrain.games={games}, {timesteps} PPO steps"
+    new_make = specs.BUILTIN_SPECS["greedy"]
+    with tempfile.TemporaryDirectory() as tmp:
+        specs.BUILTIN_SPECS["greedy"] = old_greedy.make_greedy
+        try:
+            before, before_eval = _train(games_, steps_, f"{tmp}/before")
+        finally:
+            specs.BUILTIN_SPECS["greedy"] = new_make
+        after, after_eval = _train(games_, steps_, f"{tmp}/after")
+    print(f"\nrecipe configs/the_brain/train_3p.yaml ({what}):")
+    print(f"  before: {before:.0f} s\n{before_eval}")
+    print(f"  after:  {after:.0f} s\n{after_eval}")
+    print(f"  recipe: {before / after:.2f}x faster end to end; same result: {before_eval == after_eval}", flush=True)
+    return {"before_seconds": before, "after_seconds": after, "ratio": before / after,
+            "same_result": before_eval == after_eval}  # fmt: skip
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--scale", type=float, default=1.0, help="share of each solver deal set (default all)")
+    p.add_argument("--sweep", type=int, default=0, help="also count undecided deals over N deals per config")
+    p.add_argument("--pimc-games", type=int, default=300, help="games of the new PIMC team (default 300)")
+    p.add_argument("--pimc-before-games", type=int, default=300, help="games of the old PIMC team (default 300)")
+    p.add_argument("--recipe", choices=("scaled", "full", "none"), default="scaled")
+    p.add_argument("--recipe-games", type=int, default=2000, help="pretraining games of the scaled recipe")
+    p.add_argument("--recipe-timesteps", type=int, default=20_000, help="PPO steps of the scaled recipe")
+    p.add_argument("--skip", nargs="*", default=[], choices=("solver", "pimc"))
+    p.add_argument("--json", default=None, help="also write the numbers as JSON")
+    args = p.parse_args(argv)
+    result = {}
+    if "solver" not in args.skip:
+        result["solver"] = bench_solver(args.scale, args.sweep)
+    if "pimc" not in args.skip:
+        result["pimc"] = bench_pimc(args.pimc_games, args.pimc_before_games)
+    result["recipe"] = bench_recipe(args.recipe, args.recipe_games, args.recipe_timesteps)
+    result["peak_rss_mb"] = peak_rss_mb()
+    print(f"\npeak RSS of this process: {result['peak_rss_mb']:.0f} MB")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
