@@ -18,7 +18,7 @@ def add_commands(sub) -> None:
     bm = sub.add_parser("benchmark", help=HELP,
                         description="Run a policy on every scenario of a versioned suite (held-out "
                         "partners/opponents, fixed seeds) and write its scorecard: raw and "
-                        "normalised scores, rliable IQM/mean with 95%% intervals, plots. With "
+                        "normalised scores, rliable IQM/mean with 95% intervals, plots. With "
                         "--against B, a paired comparison on the same games.")  # fmt: skip
     bm.add_argument("policy", nargs="?", metavar="SPEC", help=SPEC_HELP)
     bm.add_argument(
