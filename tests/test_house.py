@@ -1,5 +1,5 @@
 """The house stays as designed: no import cycles, imports at module top (the optional extras
-aside, each inside a ``try:`` commented "optional"), no function over 60 lines outside the
+and one heavy import deferred to its command aside, each commented "optional"), no function over 60 lines outside the
 rules engines, a docstring on every module, and no game id spelled out in training/ beyond a
 few docstrings and help texts. ``make test`` also runs import-linter's layer contracts."""
 
@@ -26,7 +26,9 @@ def test_imports_inside_functions_are_optional_extras_only():
         lines = (ROOT / path).read_text().splitlines()
         context = "\n".join(lines[int(line) - 3 : int(line)])
         assert "optional" in context, f"{place}: an import inside a function that is no optional extra"
-    assert len(MEASURES["imports_inside_functions"]) <= 2
+    # ray for --backend rllib and --ray-address, and the benchmark's scorecard (rliable and
+    # its stack: 1.5 s that every other command would pay at startup)
+    assert len(MEASURES["imports_inside_functions"]) <= 3
 
 
 def test_functions_are_short():

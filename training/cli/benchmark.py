@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..evaluation.benchmark.report import format_scorecard, write_scorecard
-from ..evaluation.benchmark.runner import slug
-from ..evaluation.benchmark.scorecard import benchmark
 from ..evaluation.benchmark.suites import available_suites, load_suite
 from ..evaluation.harness import run_tasks
 from .common import SPEC_HELP, add_config_warning_option
@@ -82,12 +79,16 @@ def cmd_benchmark(args) -> int:
         return _list()
     if not args.policy or not args.suite:
         raise ValueError("give a policy spec and --suite NAME (see `braincards benchmark --list`)")
+    # optional at startup: the scorecard pulls in rliable, arch, pandas and scipy (about 1.5 s),
+    # so it is imported when this command runs, not by every braincards command
+    from ..evaluation.benchmark import report, runner, scorecard  # noqa: PLC0415
+
     suite = load_suite(args.suite)
-    runner = _ray_runner(args.ray_address) if args.ray_address else run_tasks
-    out = Path(args.out or Path("runs") / "benchmark" / suite.name / slug(args.policy))
-    card = benchmark(args.policy, suite, out, against=args.against, quick=args.quick,
-                     games=args.games, workers=args.workers, runner=runner,
-                     progress=False if args.quiet else None)  # fmt: skip
-    print(format_scorecard(card))
-    print("wrote " + ", ".join(write_scorecard(card, out)))
+    run = _ray_runner(args.ray_address) if args.ray_address else run_tasks
+    out = Path(args.out or Path("runs") / "benchmark" / suite.name / runner.slug(args.policy))
+    card = scorecard.benchmark(args.policy, suite, out, against=args.against, quick=args.quick,
+                               games=args.games, workers=args.workers, runner=run,
+                               progress=False if args.quiet else None)  # fmt: skip
+    print(report.format_scorecard(card))
+    print("wrote " + ", ".join(report.write_scorecard(card, out)))
     return 0
