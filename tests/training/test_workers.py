@@ -31,7 +31,7 @@ LONG_RUN = ["evaluate", "the_brain", "--seat", "random", "--seat", "random", "--
 # runner was started with SIGINT ignored (a background job), which the child would inherit
 CLI = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
        "from braincards.training.cli.main import main; sys.exit(main(sys.argv[1:]))")  # fmt: skip
-PROMPT_S = 20  # generous: a prompt stop takes well under a second
+PROMPT_S = 45  # generous: a prompt stop takes about 2 s here, several times that on a loaded CI machine; the run itself would last minutes
 
 
 # ---------------------------------------------------------------------------- /proc
