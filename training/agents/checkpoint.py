@@ -40,6 +40,7 @@ from safetensors.torch import save as st_save
 
 from braincards.envs import SPECS, get_spec
 from braincards.training import files
+from braincards.training.messages import shown
 
 from .checkpoint_checks import (
     ACTIVATIONS,
@@ -56,7 +57,6 @@ from .checkpoint_checks import (
     check_optimizer_json,
     check_policy_spec,
     load_json_limited,
-    short,
 )
 
 CHECKPOINT_FORMAT = "braincards-checkpoint"
@@ -335,7 +335,7 @@ def _read_metadata_file(json_path: Path) -> dict:
         raise CheckpointError(f"{json_path} is not braincards checkpoint metadata")
     if meta.get("format_version") != CHECKPOINT_VERSION:
         raise CheckpointError(
-            f"{json_path} has format_version {short(meta.get('format_version'))}; this braincards "
+            f"{json_path} has format_version {shown(meta.get('format_version'))}; this braincards "
             f"reads version {CHECKPOINT_VERSION} (version 1 checkpoints were stable-baselines3 "
             f"archives, which are never loaded since they can hold pickled code)"
         )
@@ -344,25 +344,25 @@ def _read_metadata_file(json_path: Path) -> dict:
     if missing:
         raise CheckpointError(f"checkpoint metadata {json_path} lacks {missing}")
     if meta["algo"] not in ALGORITHMS:
-        raise CheckpointError(f"{json_path}: unknown algo {short(meta['algo'])}; known: {list(ALGORITHMS)}")
+        raise CheckpointError(f"{json_path}: unknown algo {shown(meta['algo'])}; known: {list(ALGORITHMS)}")
     shape, n, k = meta["observation_shape"], meta["action_n"], meta.get("history_k", 0)
     bad = []
     if not isinstance(meta["game"], str) or meta["game"] not in SPECS:
-        bad.append(f"game {short(meta['game'])} (not a braincards game; known: {sorted(SPECS)})")
+        bad.append(f"game {shown(meta['game'])} (not a braincards game; known: {sorted(SPECS)})")
     if not isinstance(meta["env_config"], dict):
-        bad.append(f"env_config {short(meta['env_config'])} (not a mapping)")
+        bad.append(f"env_config {shown(meta['env_config'])} (not a mapping)")
     if not (isinstance(shape, list) and 1 <= len(shape) <= 4
             and all(type(x) is int and 0 < x <= MAX_OBSERVATION for x in shape)
             and math.prod(shape) <= MAX_OBSERVATION):  # fmt: skip
-        bad.append(f"observation_shape {short(shape)} (not 1-4 positive integers with a "
+        bad.append(f"observation_shape {shown(shape)} (not 1-4 positive integers with a "
                    f"product of at most {MAX_OBSERVATION})")  # fmt: skip
     if type(n) is not int or not 1 <= n <= MAX_ACTIONS:
-        bad.append(f"action_n {short(n)} (not an integer in 1..{MAX_ACTIONS})")
+        bad.append(f"action_n {shown(n)} (not an integer in 1..{MAX_ACTIONS})")
     if meta.get("archive_sha256") is not None and not (
             isinstance(meta["archive_sha256"], str) and len(meta["archive_sha256"]) == 64):  # fmt: skip
-        bad.append(f"archive_sha256 {short(meta['archive_sha256'])} (not a SHA-256 hex digest)")
+        bad.append(f"archive_sha256 {shown(meta['archive_sha256'])} (not a SHA-256 hex digest)")
     if k is not None and (type(k) is not int or k < 0):
-        bad.append(f"history_k {short(k)} (not a non-negative integer)")
+        bad.append(f"history_k {shown(k)} (not a non-negative integer)")
     if bad:
         raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: " + "; ".join(bad))
     meta["history_k"] = k or 0
@@ -415,7 +415,7 @@ def config_differences(meta: dict, config: dict | None) -> list[str]:
         here = spec.table_options(config)
     except ValueError:
         return []  # an option the env does not know: check_fits has refused it already
-    return [f"{k}: trained {short(trained[k])}, here {short(here[k])}"
+    return [f"{k}: trained {shown(trained[k])}, here {shown(here[k])}"
             for k in trained if trained[k] != here[k]]  # fmt: skip
 
 

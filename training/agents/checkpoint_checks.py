@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import math
-import reprlib
 
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
+
+from braincards.training.messages import shown
 
 from .event_reader import EventReaderPolicy
 
@@ -54,21 +55,21 @@ class CheckpointError(ValueError):
 def check_policy_spec(spec, where: str) -> None:
     """Validate a policy description from metadata (CheckpointError naming what is wrong)."""
     if not isinstance(spec, dict) or set(spec) != {"class", "kwargs"}:
-        raise CheckpointError(f"{where}: 'policy' must be a mapping with 'class' and 'kwargs', got {short(spec)}")
+        raise CheckpointError(f"{where}: 'policy' must be a mapping with 'class' and 'kwargs', got {shown(spec)}")
     if spec["class"] not in POLICY_CLASSES:
-        raise CheckpointError(f"{where}: policy class {short(spec['class'])} is not allowed; allowed: "
+        raise CheckpointError(f"{where}: policy class {shown(spec['class'])} is not allowed; allowed: "
                               f"{sorted(POLICY_CLASSES)}")  # fmt: skip
     kwargs = spec["kwargs"]
     if not isinstance(kwargs, dict):
-        raise CheckpointError(f"{where}: policy kwargs must be a mapping, got {short(kwargs)}")
+        raise CheckpointError(f"{where}: policy kwargs must be a mapping, got {shown(kwargs)}")
     for key, value in kwargs.items():
         if key not in POLICY_KWARGS:
-            raise CheckpointError(f"{where}: policy kwarg {short(key)} is not allowed; allowed: {sorted(POLICY_KWARGS)}")
+            raise CheckpointError(f"{where}: policy kwarg {shown(key)} is not allowed; allowed: {sorted(POLICY_KWARGS)}")
         types = POLICY_KWARGS[key]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-            raise CheckpointError(f"{where}: policy kwarg {key}={short(value)} has the wrong type")
+            raise CheckpointError(f"{where}: policy kwarg {key}={shown(value)} has the wrong type")
     if "activation_fn" in kwargs and kwargs["activation_fn"] not in ACTIVATIONS:
-        raise CheckpointError(f"{where}: activation_fn {short(kwargs['activation_fn'])}; allowed: {list(ACTIVATIONS)}")
+        raise CheckpointError(f"{where}: activation_fn {shown(kwargs['activation_fn'])}; allowed: {list(ACTIVATIONS)}")
     arch = kwargs.get("net_arch", [])
     layers = [arch] if isinstance(arch, list) else list(arch.values())
     if isinstance(arch, dict) and not set(arch) <= {"pi", "vf"}:
@@ -76,7 +77,7 @@ def check_policy_spec(spec, where: str) -> None:
     for lay in layers:
         if not (isinstance(lay, list) and len(lay) <= MAX_LAYERS
                 and all(type(w) is int and 1 <= w <= MAX_LAYER for w in lay)):  # fmt: skip
-            raise CheckpointError(f"{where}: net_arch {short(arch)} must be lists of at most {MAX_LAYERS} "
+            raise CheckpointError(f"{where}: net_arch {shown(arch)} must be lists of at most {MAX_LAYERS} "
                                   f"layer widths in 1..{MAX_LAYER}")  # fmt: skip
     for key in ("lstm_hidden_size", "n_lstm_layers"):
         if key in kwargs and not 1 <= kwargs[key] <= (MAX_LAYER if key == "lstm_hidden_size" else MAX_LAYERS):
@@ -109,25 +110,10 @@ def load_json_limited(data: bytes, where: str, max_bytes: int = MAX_JSON_BYTES) 
     return value
 
 
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 3, 6, 6, 4
-_REPR.maxstring = _REPR.maxlong = _REPR.maxother = 80
-
-
-def short(value, limit: int = 80) -> str:
-    """``repr(value)``, cut to ``limit`` characters (a hostile value must not make a huge
-    message; reprlib looks at a few items of a container only)."""
-    try:
-        text = _REPR.repr(value)
-    except ValueError:  # an int past Python's digit limit for str()
-        text = f"<a huge {type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def check_finite(tensors: dict, where: str) -> None:
     for name, t in tensors.items():
         if t.is_floating_point() and not bool(torch.isfinite(t).all()):
-            raise CheckpointError(f"{where}: tensor {short(name)} holds non-finite values (NaN or inf)")
+            raise CheckpointError(f"{where}: tensor {shown(name)} holds non-finite values (NaN or inf)")
 
 
 def check_forward(policy, meta: dict, where: str) -> None:
@@ -167,14 +153,14 @@ def check_optimizer_json(optimizer, js, where: str) -> None:
     for g, (group, want) in enumerate(zip(groups, live, strict=True)):
         if not isinstance(group, dict) or set(group) != set(want):
             got = sorted(group) if isinstance(group, dict) else type(group).__name__
-            raise CheckpointError(f"{where}: optimizer param group {g} has keys {short(got)}; "
+            raise CheckpointError(f"{where}: optimizer param group {g} has keys {shown(got)}; "
                                   f"the optimizer's are {sorted(want)}")  # fmt: skip
         if group["params"] != want["params"]:
             raise CheckpointError(f"{where}: optimizer param group {g} lists params "
-                                  f"{short(group['params'])}, the optimizer {short(want['params'])}")  # fmt: skip
+                                  f"{shown(group['params'])}, the optimizer {shown(want['params'])}")  # fmt: skip
         for key, value in group.items():
             if not _same_kind(value, want[key]):
-                raise CheckpointError(f"{where}: optimizer param group {g}: {key}={short(value)} "
+                raise CheckpointError(f"{where}: optimizer param group {g}: {key}={shown(value)} "
                                       f"is not a {_kind(want[key])}")  # fmt: skip
             _check_hyperparameter(key, value, want[key], f"{where}: optimizer param group {g}")
     scalars = js.get("scalars", {})
@@ -194,12 +180,12 @@ def _check_hyperparameter(key: str, value, live, where: str) -> None:
         ok = (lo < value <= hi) if key != "weight_decay" else (lo <= value <= hi)
         if not ok:
             bound = "[" if key == "weight_decay" else "("
-            raise CheckpointError(f"{where}: {key}={short(value)} is out of range {bound}{lo:g}, {hi:g}]")
+            raise CheckpointError(f"{where}: {key}={shown(value)} is out of range {bound}{lo:g}, {hi:g}]")
     elif key == "betas":
         if not all(0.0 <= b < 1.0 for b in value):
-            raise CheckpointError(f"{where}: betas={short(value)} must each be in [0, 1)")
+            raise CheckpointError(f"{where}: betas={shown(value)} must each be in [0, 1)")
     elif key != "params" and value != live:
-        raise CheckpointError(f"{where}: {key}={short(value)}, but braincards' optimizer has {key}={short(live)}")
+        raise CheckpointError(f"{where}: {key}={shown(value)}, but braincards' optimizer has {key}={shown(live)}")
 
 
 def _is_number(v) -> bool:

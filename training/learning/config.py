@@ -30,8 +30,9 @@ from pydantic import (
 )
 
 from braincards.envs import SPECS, GameSpec, get_spec
+from braincards.training.messages import SHOWN_CHARS, shorten, shown
 
-from .yaml_files import SHOWN_CHARS, read_yaml, shorten, shown
+from .yaml_files import read_yaml
 
 
 class ConfigError(ValueError):

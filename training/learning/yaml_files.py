@@ -12,36 +12,18 @@ failure is a one-line ``ValueError``, its values shown truncated (:func:`shown`)
 from __future__ import annotations
 
 import os
-import reprlib
 import stat
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from braincards.training.messages import SHOWN_CHARS, shorten, shown
+
 # What a config file (or a --set value) may hold, checked before any Python object is built:
 MAX_CONFIG_BYTES = 1 << 20  # 1 MiB
 MAX_CONFIG_DEPTH = 64  # nesting levels, counted through aliases
 MAX_CONFIG_NODES = 100_000  # values (scalars, lists, mappings), each alias counted as a copy
-SHOWN_CHARS = 80  # a given value is shown truncated to this
-
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 3, 6, 6, 4
-_REPR.maxstring = _REPR.maxlong = _REPR.maxother = SHOWN_CHARS
-
-
-def shown(value: Any) -> str:
-    """``repr(value)`` cut to SHOWN_CHARS characters (reprlib looks at a few items only, so a
-    huge list costs nothing)."""
-    try:
-        text = _REPR.repr(value)
-    except ValueError:  # an int too long for str() (Python's digit limit)
-        text = f"<{type(value).__name__}>"
-    return shorten(text)
-
-
-def shorten(text: str, limit: int = SHOWN_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class _LimitedLoader(yaml.SafeLoader):
@@ -233,4 +215,4 @@ def load_env_config(path: str | None, sets: list[str] | None) -> dict:
     return config
 
 
-__all__ = ["load_env_config", "parse_sets", "read_yaml", "shorten", "shown"]
+__all__ = ["load_env_config", "parse_sets", "read_yaml"]
