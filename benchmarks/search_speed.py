@@ -13,7 +13,9 @@ code of before (``benchmarks/search_before``) on the same deals and games:
   settings, and the team's win rate with its 95% interval (``--pimc-games`` each).
 * **recipe**: ``configs/the_brain/train_3p.yaml`` end to end, the greedy teacher of before
   against today's (``--recipe-games`` pretraining games, ``--recipe-timesteps`` PPO steps;
-  ``--recipe full`` for the whole recipe, ``--recipe none`` to skip it).
+  ``--recipe full`` for the whole recipe, ``--recipe none`` to skip it), and today's with
+  ``policy.sparse_input=true`` (:mod:`braincards.training.agents.layers`: the first layers
+  skip the observation's zeros).
 
 and the peak RSS of the process. Compile time (numba's first call) is reported apart.
 """
@@ -149,7 +151,7 @@ def bench_pimc(games: int, before_games: int) -> dict:
     return {"before": before, "after": after, "ratio": ratio, "seconds_per_game": game_s}
 
 
-def _train(games: int | None, timesteps: int | None, out: str) -> tuple[float, str]:
+def _train(games: int | None, timesteps: int | None, out: str, sets: tuple = ()) -> tuple[float, str]:
     from braincards.training.cli.main import main
 
     args = ["train", str(ROOT / "configs" / "the_brain" / "train_3p.yaml"), "--out", out, "--quiet"]
@@ -157,6 +159,8 @@ def _train(games: int | None, timesteps: int | None, out: str) -> tuple[float, s
         args += ["--set", f"pretrain.games={games}"]
     if timesteps is not None:
         args += ["--timesteps", str(timesteps)]
+    for item in sets:
+        args += ["--set", item]
     buf = io.StringIO()
     start = time.perf_counter()
     with contextlib.redirect_stdout(buf):
@@ -187,12 +191,17 @@ def bench_recipe(mode: str, games: int, timesteps: int) -> dict | None:
         finally:
             specs.BUILTIN_SPECS["greedy"] = new_make
         after, after_eval = _train(games_, steps_, f"{tmp}/after")
+        sparse, sparse_eval = _train(games_, steps_, f"{tmp}/sparse", ("policy.sparse_input=true",))
     print(f"\nrecipe configs/the_brain/train_3p.yaml ({what}):")
     print(f"  before: {before:.0f} s\n{before_eval}")
     print(f"  after:  {after:.0f} s\n{after_eval}")
     print(f"  recipe: {before / after:.2f}x faster end to end; same result: {before_eval == after_eval}", flush=True)
+    print(f"  after, policy.sparse_input=true: {sparse:.0f} s\n{sparse_eval}")
+    print(f"  recipe with sparse_input: {before / sparse:.2f}x faster end to end (the same network up to "
+          f"float rounding, so the evaluations can differ by a few games)", flush=True)
     return {"before_seconds": before, "after_seconds": after, "ratio": before / after,
-            "same_result": before_eval == after_eval}  # fmt: skip
+            "same_result": before_eval == after_eval, "sparse_input_seconds": sparse,
+            "sparse_input_ratio": before / sparse, "sparse_input_result": sparse_eval}  # fmt: skip
 
 
 def main(argv=None) -> int:

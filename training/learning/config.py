@@ -70,6 +70,9 @@ class PolicyConfig(_Strict):
     activation: Literal["tanh", "relu"] = Field("tanh", description="the hidden layers' activation")
     reader_hidden: int = Field(128, ge=1, le=1024, description="event_reader: the GRU's width")
     reader_positions: int = Field(16, ge=1, le=54, description="event_reader: hand positions it keeps a belief for")
+    sparse_input: bool = Field(False, description="mlp: the first layer of each head multiplies only the observation "
+                               "columns a batch uses (`braincards.training.agents.layers`): the same network, "
+                               "about 2x faster fits on mostly-zero observations, equal up to float rounding")
 
     @field_validator("net_arch")
     @classmethod
@@ -251,6 +254,9 @@ class TrainConfig(_Strict):
             with_one = [s for s in _games() if get_spec(s).history_wrapper is not None]
             raise ValueError(f"{self.game} has no history wrapper; games with one: {with_one} "
                              f"(set history_k 0)")  # fmt: skip
+        if self.policy.sparse_input and self.policy.kind != "mlp":
+            raise ValueError(f"policy.sparse_input applies to policy.kind 'mlp' (its heads' first layers); "
+                             f"policy.kind is {self.policy.kind!r}")  # fmt: skip
         if self.policy.kind == "event_reader" and not self.history_k:
             raise ValueError("policy.kind 'event_reader' reads HistoryWrapper's event slots: set history_k >= 1")
         if self.pretrain is not None and self.pretrain.hand_coef and self.policy.kind != "event_reader":

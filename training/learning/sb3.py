@@ -49,6 +49,7 @@ from ..agents.checkpoint import (
     save_checkpoint,
 )
 from ..agents.event_reader import EventReaderPolicy
+from ..agents.layers import use_sparse_input
 from ..agents.network import CheckpointPolicy, set_torch_threads
 from ..evaluation.stats import fmt_interval
 from .config import TrainConfig, config_dict
@@ -126,13 +127,16 @@ def build_model(cfg: TrainConfig, venv, tensorboard_dir: str | None):
     else:
         policy = "MlpPolicy"
         kwargs["net_arch"] = {"pi": arch, "vf": list(arch)}
-    return MaskablePPO(
+    model = MaskablePPO(
         policy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
         batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
         clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
         max_grad_norm=p.max_grad_norm, target_kl=p.target_kl, policy_kwargs=kwargs,
         tensorboard_log=tensorboard_dir, seed=cfg.seed, device="cpu", verbose=0,
     )  # fmt: skip
+    if pol.sparse_input:
+        use_sparse_input(model.policy)
+    return model
 
 
 def learner_metadata(model, cfg: TrainConfig) -> dict:
