@@ -5,6 +5,7 @@
     python benchmarks/leaderboard_page.py --check              # exit 1 if the page is stale
     python benchmarks/leaderboard_page.py --regenerate         # run every policy, then render
     python benchmarks/leaderboard_page.py --regenerate --only the_brain-v1 --workers 2
+    python benchmarks/leaderboard_page.py --regenerate --missing  # only policies without a scorecard
 
 ``--regenerate`` runs ``braincards benchmark`` (its Python API) for every shipped checkpoint
 of the suite's game and every baseline of :data:`BASELINES` at the quick setting, resuming
@@ -51,7 +52,7 @@ def result_path(suite: str, policy: str) -> Path:
     return RESULTS / suite / f"{slug(policy)}.json"
 
 
-def regenerate(suites: list[str], workers: int) -> None:
+def regenerate(suites: list[str], workers: int, missing: bool = False) -> None:
     from braincards.training.agents.network import set_torch_threads
     from braincards.training.evaluation.benchmark.report import json_safe
     from braincards.training.evaluation.benchmark.scorecard import benchmark
@@ -61,6 +62,8 @@ def regenerate(suites: list[str], workers: int) -> None:
     for name in suites:
         suite = load_suite(name)
         for policy in policies(suite.game):
+            if missing and result_path(name, policy).is_file():
+                continue
             t = time.perf_counter()
             card = benchmark(
                 policy, suite, RUNS / name, quick=True, workers=workers, progress=False
@@ -158,9 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--regenerate", action="store_true", help="run the benchmark first")
     p.add_argument("--only", action="append", default=None, metavar="SUITE")
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--missing", action="store_true", help="--regenerate only the policies without a scorecard")
     args = p.parse_args(argv)
+    if args.missing and not args.regenerate:
+        p.error("--missing only applies with --regenerate")
     if args.regenerate:
-        regenerate(args.only or list(SUITES), args.workers)
+        regenerate(args.only or list(SUITES), args.workers, args.missing)
     page = render(load_cards())
     if args.check:
         stale = not PAGE.is_file() or PAGE.read_text() != page

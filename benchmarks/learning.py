@@ -24,12 +24,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # checkpoint name -> the training config it comes from
 SHIPPED = {
+    "the_brain/ppo_solo": "configs/the_brain/train_solo.yaml",
     "the_brain/ppo_2p": "configs/the_brain/train_2p.yaml",
     "the_brain/ppo_3p": "configs/the_brain/train_3p.yaml",
     "the_brain/ppo_4p": "configs/the_brain/train_4p.yaml",
     "the_brain/ppo_3p_cat_burglar": "configs/the_brain/train_3p_cat_burglar.yaml",
     "oh_my_brain/ppo_2p": "configs/oh_my_brain/train_2p.yaml",
     "oh_my_brain/ppo_3p": "configs/oh_my_brain/train_3p.yaml",
+    "oh_my_brain/ppo_4p": "configs/oh_my_brain/train_4p.yaml",
+    "oh_my_brain/ppo_5p": "configs/oh_my_brain/train_5p.yaml",
     "brilliant_boar/ppo_2p": "configs/brilliant_boar/train_2p.yaml",
     "brilliant_boar/ppo_solo": "configs/brilliant_boar/train_solo.yaml",
 }
