@@ -14,7 +14,12 @@ from braincards.training.agents.checkpoint import CheckpointError, read_checkpoi
 from braincards.training.agents.network import load_policy
 from braincards.training.cli.main import main
 from braincards.training.evaluation.evaluate import evaluate
-from braincards.training.learning.config import ConfigError, load_train_config, parse_train_config
+from braincards.training.learning.config import (
+    ConfigError,
+    check_rllib_backend,
+    load_train_config,
+    parse_train_config,
+)
 from braincards.training.learning.sb3 import Trainer, train
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,8 +65,9 @@ def test_config_trains_saves_loads_and_plays(path, tmp_path, monkeypatch, capsys
     assert speed["evaluation_seconds"] > 0  # one evaluation at 64 timesteps, inside learn()
     assert speed["run_seconds"] >= speed["wall_seconds"] + speed["evaluation_seconds"] + speed["pretrain_seconds"]
     evaluations = json.loads((out / "evaluations.json").read_text())
-    # with pretraining the curve starts with an evaluation of the cloned teacher at 0 steps
-    assert [h["timesteps"] for h in evaluations["history"]] == [0] * (cfg.pretrain is not None) + [64, 128]
+    # with pretraining or a warm start the curve starts with an evaluation at 0 steps
+    started = cfg.pretrain is not None or cfg.init_from is not None  # evaluated before any PPO step
+    assert [h["timesteps"] for h in evaluations["history"]] == [0] * started + [64, 128]
     assert (evaluations["pretrain"] is not None) == (cfg.pretrain is not None)
     # loaded back as a partner/opponent through evaluate (a spec path) ...
     n = cfg.num_players
@@ -399,3 +405,49 @@ def test_pretraining_learning_rate_schedule():
     assert _learning_rate(flat, 0) == _learning_rate(flat, 400) == 3e-4
     with pytest.raises(ConfigError, match="final_learning_rate"):
         parse_train_config({**base, "pretrain": {"teacher": "greedy", "final_learning_rate": 0}})
+
+
+def test_init_from_warm_starts_the_network_at_another_table(tmp_path):
+    """``init_from``: a checkpoint trained at 2 players starts a 3-player run; the new run's
+    first evaluation sees its weights (not a fresh network), its optimizer and timesteps start
+    afresh, and the config records where it started."""
+    base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
+            "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "learning_rate": 1e-12},
+            "evaluation": {"every": 64, "games": 2}}  # fmt: skip
+    train(parse_train_config(base), tmp_path / "a", progress=False, log=_quiet)
+    start = read_checkpoint(tmp_path / "a" / "last")[1]
+    warm = parse_train_config({**base, "env": {"num_players": 3}, "init_from": str(tmp_path / "a" / "last")})
+    logs: list = []
+    train(warm, tmp_path / "b", progress=False, log=logs.append)
+    assert any(line.startswith(f"warm start from {tmp_path / 'a' / 'last'}") for line in logs)
+    meta = read_metadata(tmp_path / "b" / "last")
+    assert meta["timesteps"] == 64 and meta["training"]["init_from"] == str(tmp_path / "a" / "last")
+    history = json.loads((tmp_path / "b" / "evaluations.json").read_text())["history"]
+    assert [h["timesteps"] for h in history] == [0, 64]  # the warm start is evaluated first
+    after = read_checkpoint(tmp_path / "b" / "last")[1]
+    # a learning rate of 1e-12 barely moves the weights: they are the warm start's
+    assert all(torch.allclose(start[k], after[k], atol=1e-6) for k in start)
+    cold = read_checkpoint(_train_cold(base, tmp_path))[1]
+    assert any(not torch.allclose(start[k], cold[k], atol=1e-3) for k in start)
+
+
+def _train_cold(base: dict, tmp_path: Path) -> Path:
+    cfg = parse_train_config({**base, "env": {"num_players": 3}, "seed": 1})
+    train(cfg, tmp_path / "cold", progress=False, log=_quiet)
+    return tmp_path / "cold" / "last"
+
+
+def test_init_from_refuses_what_does_not_fit(tmp_path):
+    base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
+            "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1}, "evaluation": {"every": 64, "games": 2}}  # fmt: skip
+    with pytest.raises(CheckpointError, match="init_from the_brain/no_such: no such checkpoint"):
+        train(parse_train_config({**base, "init_from": "the_brain/no_such"}), tmp_path / "x", progress=False,
+              log=_quiet)  # fmt: skip
+    with pytest.raises(CheckpointError, match="init_from oh_my_brain/ppo_2p was trained for oh_my_brain_v0"):
+        train(parse_train_config({**base, "init_from": "oh_my_brain/ppo_2p"}), tmp_path / "y", progress=False,
+              log=_quiet)  # fmt: skip
+    with pytest.raises(CheckpointError, match="its network .* differs from the config"):
+        train(parse_train_config({**base, "init_from": "the_brain/ppo_2p"}), tmp_path / "z", progress=False,
+              log=_quiet)  # fmt: skip
+    with pytest.raises(ValueError, match="init_from .* SB3 backend"):
+        check_rllib_backend(parse_train_config({**base, "init_from": "the_brain/ppo_2p"}))

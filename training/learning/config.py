@@ -225,6 +225,10 @@ class TrainConfig(_Strict):
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig, description='the opponent pool of seat mode (OpponentsConfig)')
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig, description='the evaluation schedule (EvaluationConfig)')
     pretrain: PretrainConfig | None = Field(None, description='behaviour cloning before PPO (PretrainConfig); none: PPO from scratch')
+    init_from: str | None = Field(None, min_length=1, max_length=MAX_TEXT, description="warm start: the network's "
+                                  "weights from this checkpoint (a shipped name such as `brilliant_boar/ppo_solo`, or "
+                                  "a path) before pretraining and PPO; the same game, spaces and network, other options "
+                                  "allowed; its optimizer and timesteps are not taken (that is `--resume`)")
     rllib: RLlibConfig = Field(default_factory=RLlibConfig, description='`--backend rllib` only (RLlibConfig)')
 
     _spec: GameSpec = PrivateAttr()
@@ -310,6 +314,9 @@ def check_rllib_backend(cfg: TrainConfig) -> None:
     if cfg.policy.kind != "mlp":
         raise ValueError(f"policy.kind {cfg.policy.kind!r} trains with the SB3 backend only; --backend rllib "
                          f"builds an MLP (policy.kind 'mlp')")  # fmt: skip
+    if cfg.init_from is not None:
+        raise ValueError(f"init_from ({cfg.init_from}) is a warm start of the SB3 backend; with --backend rllib "
+                         f"start from a checkpoint with --resume")  # fmt: skip
 
 
 def _describe(err: ValidationError, source: str) -> str:

@@ -50,6 +50,7 @@ from ..agents.checkpoint import (
 )
 from ..agents.event_reader import EventReaderPolicy
 from ..agents.layers import use_sparse_input
+from ..agents.locations import resolve_checkpoint
 from ..agents.network import CheckpointPolicy, set_torch_threads
 from ..evaluation.stats import fmt_interval
 from .config import TrainConfig, config_dict
@@ -151,22 +152,39 @@ def learner_policy(model, cfg: TrainConfig, name: str = "learner") -> Checkpoint
     return CheckpointPolicy(model.policy, learner_metadata(model, cfg), deterministic=True, name=name)
 
 
-def resume(model, cfg: TrainConfig, path: str) -> int:
-    """Load a checkpoint's weights and optimizer into ``model``; returns its timesteps."""
-    meta, tensors, opt = read_checkpoint(path, optimizer=True)
-    check_fits(meta, cfg.game, cfg.env, where=f"--resume {path}")
+def _load_weights(model, cfg: TrainConfig, path, where: str, optimizer: bool) -> tuple[dict, tuple | None]:
+    """Load a checkpoint's weights into ``model`` after checking that it fits: the config's
+    game and spaces, history_k and network. Returns its metadata and optimizer state."""
+    meta, tensors, opt = read_checkpoint(path, optimizer=optimizer)
+    check_fits(meta, cfg.game, cfg.env, where=where)
     if meta.get("history_k", 0) != cfg.history_k:
-        raise CheckpointError(f"--resume {path}: trained with history_k={meta.get('history_k', 0)}, "
+        raise CheckpointError(f"{where}: trained with history_k={meta.get('history_k', 0)}, "
                               f"the config has history_k={cfg.history_k}")  # fmt: skip
     want = policy_spec(model.policy)
     if meta["policy"] != want:
-        raise CheckpointError(f"--resume {path}: its network {meta['policy']} differs from the "
-                              f"config's {want}")  # fmt: skip
+        raise CheckpointError(f"{where}: its network {meta['policy']} differs from the config's {want}")
     model.policy.load_state_dict(tensors)
+    return meta, opt
+
+
+def resume(model, cfg: TrainConfig, path: str) -> int:
+    """Load a checkpoint's weights and optimizer into ``model``; returns its timesteps."""
+    meta, opt = _load_weights(model, cfg, path, f"--resume {path}", optimizer=True)
     if opt is not None:
         load_optimizer_state(model.policy.optimizer, opt, f"--resume {path}")
     model.num_timesteps = int(meta.get("timesteps", 0))
     return model.num_timesteps
+
+
+def warm_start(model, cfg: TrainConfig) -> dict:
+    """``init_from``: load that checkpoint's weights (not its optimizer or timesteps) into
+    ``model``; returns its metadata. A shipped name is looked up like a policy spec."""
+    where = f"init_from {cfg.init_from}"
+    path = resolve_checkpoint(cfg.init_from)
+    if path is None:
+        raise CheckpointError(f"{where}: no such checkpoint (a shipped name such as the_brain/ppo_3p, "
+                              f"or a path to NAME.zip + NAME.json)")  # fmt: skip
+    return _load_weights(model, cfg, path, where, optimizer=False)[0]
 
 
 # ---------------------------------------------------------------------------- callback
@@ -219,6 +237,10 @@ class Trainer:
         files.write_json(self.out / "config.json", config_dict(cfg))
         self.venv = make_vec_env(cfg)
         self.model = build_model(cfg, self.venv, str(self.out / "tb"))
+        if cfg.init_from and not self.resume_from:
+            meta = warm_start(self.model, cfg)
+            self.log(f"warm start from {cfg.init_from} ({meta['game']} {meta['env_config']}, "
+                     f"{meta['timesteps']} timesteps)")  # fmt: skip
         if self.resume_from:
             self.start_timesteps = resume(self.model, cfg, self.resume_from)
             self.log(f"resumed from {self.resume_from} at {self.start_timesteps} timesteps")
@@ -237,7 +259,8 @@ class Trainer:
             envs = pretrain_envs(cfg, functools.partial(make_learner_env, cfg))
             self.pretrained = pretrain(self.model, cfg, envs, self.log)
             self.pretrained["seconds"] = round(time.perf_counter() - t, 1)
-            self.evaluate_and_save(None)  # the learning curve starts from the cloned teacher
+        if (cfg.pretrain is not None or cfg.init_from) and not self.resume_from:
+            self.evaluate_and_save(None)  # the learning curve starts from the clone or the warm start
         t0, eval0 = time.perf_counter(), self.eval_seconds
         self.model.learn(remaining, callback=TrainerCallback(self),
                          reset_num_timesteps=self.resume_from is None,
