@@ -29,12 +29,19 @@ SHIPPED = {
     "the_brain/ppo_3p": "configs/the_brain/train_3p.yaml",
     "the_brain/ppo_4p": "configs/the_brain/train_4p.yaml",
     "the_brain/ppo_3p_cat_burglar": "configs/the_brain/train_3p_cat_burglar.yaml",
+    "the_brain/ppo_3p_pimc": "configs/the_brain/train_3p_pimc.yaml",
+    "the_brain/ppo_3p_long": "configs/the_brain/train_3p_long.yaml",
     "oh_my_brain/ppo_2p": "configs/oh_my_brain/train_2p.yaml",
     "oh_my_brain/ppo_3p": "configs/oh_my_brain/train_3p.yaml",
     "oh_my_brain/ppo_4p": "configs/oh_my_brain/train_4p.yaml",
     "oh_my_brain/ppo_5p": "configs/oh_my_brain/train_5p.yaml",
     "brilliant_boar/ppo_2p": "configs/brilliant_boar/train_2p.yaml",
+    "brilliant_boar/ppo_3p": "configs/brilliant_boar/train_3p.yaml",
+    "brilliant_boar/ppo_4p": "configs/brilliant_boar/train_4p.yaml",
     "brilliant_boar/ppo_solo": "configs/brilliant_boar/train_solo.yaml",
+    "brilliant_boar/ppo_solo_level2": "configs/brilliant_boar/train_solo_level2.yaml",
+    "brilliant_boar/ppo_solo_level3": "configs/brilliant_boar/train_solo_level3.yaml",
+    "brilliant_boar/ppo_solo_level4": "configs/brilliant_boar/train_solo_level4.yaml",
 }
 
 

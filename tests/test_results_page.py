@@ -21,7 +21,7 @@ REGENERATE = "python benchmarks/results_page.py"
 
 
 def test_results_page_is_the_rendering_of_the_measurements():
-    rendered = results_page.render_results(results_page.load_results())
+    rendered = results_page.render_results(results_page.load_results(), results_page.load_crossplay())
     assert (ROOT / "docs" / "results.md").read_text() == rendered, (
         f"docs/results.md differs from its rendering: do not edit it by hand; run `{REGENERATE}`"
     )
@@ -54,8 +54,40 @@ def test_every_shipped_checkpoint_is_measured_as_it_is_shipped(name):
 
 def test_no_measurement_of_a_checkpoint_that_is_not_shipped():
     measured = sorted(p.relative_to(results_page.RESULTS).with_suffix("").as_posix()
-                      for p in results_page.RESULTS.glob("*/*.json"))  # fmt: skip
+                      for p in results_page.RESULTS.glob("*/*.json") if p.parent != results_page.CROSSPLAY)  # fmt: skip
     assert measured == results_page.shipped()
+
+
+@pytest.mark.parametrize("name", sorted(results_page.CROSSPLAY_SETS))
+def test_every_crossplay_table_is_measured_with_its_policies(name):
+    """The cross-play record holds the set's policies in order, a full symmetric matrix, and
+    only shipped checkpoints or built-in bots."""
+    path = results_page.CROSSPLAY / f"{name}.json"
+    assert path.is_file(), "run python benchmarks/results_page.py --crossplay --games 200"
+    rec = json.loads(path.read_text())
+    spec = results_page.CROSSPLAY_SETS[name]
+    assert rec["policies"] == spec["policies"] and rec["config"] == spec["config"] and rec["game"] == spec["game"]
+    k = len(rec["policies"])
+    assert len(rec["win_rate"]) == k and all(len(row) == k for row in rec["win_rate"])
+    for i in range(k):
+        for j in range(k):
+            assert rec["win_rate"][i][j] == rec["win_rate"][j][i]
+            d = rec["win_rate"][i][j]
+            assert 0.0 <= d["lo"] <= d["value"] <= d["hi"] <= 1.0
+    assert {p for p in rec["policies"] if "/" in p} <= set(results_page.shipped())
+
+
+def test_crossplay_rendering_shows_every_cell():
+    rec = {"name": "t", "game": "g_v0", "config": {"num_players": 3}, "policies": ["a/x", "b"], "games": 7,
+           "seed": 1, "measured": "2000-01-02", "machine": {"cpus": 2, "torch": "2.13.0+cpu"},
+           "win_rate": [[{"value": 0.5, "lo": 0.25, "hi": 0.75}, {"value": 0.1, "lo": 0.0, "hi": 0.2}],
+                        [{"value": 0.1, "lo": 0.0, "hi": 0.2}, {"value": 0.9, "lo": 0.8, "hi": 1.0}]]}  # fmt: skip
+    page = results_page.render_results([], [rec])
+    assert "## Cross-play: g_v0 (num_players=3)" not in page  # no measurements: the page says so first
+    page = "\n".join(results_page.render_crossplay([rec]))
+    assert "| `a/x` | 0.500 [0.250, 0.750] | 0.100 [0.000, 0.200] |" in page
+    assert "| `b` | 0.100 [0.000, 0.200] | 0.900 [0.800, 1.000] |" in page
+    assert "7 games per cell" in page
 
 
 def test_rendering_is_pure_and_shows_every_row():

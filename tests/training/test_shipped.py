@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from braincards.envs import SPECS
+from braincards.envs.brilliant_boar.rules import LEVELS
 from braincards.training.agents.locations import resolve_checkpoint
 from braincards.training.agents.specs import make_policy
 from braincards.training.evaluation.evaluate import evaluate
@@ -31,6 +33,31 @@ def test_every_shipped_checkpoint_has_a_config_and_every_config_a_checkpoint():
     for name, config in learning.SHIPPED.items():
         assert (ROOT / config).is_file(), f"{name}: its config {config} is missing"
         assert (ROOT / "checkpoints" / f"{name}.json").is_file(), f"{name}: metadata missing"
+
+
+def _tables() -> list[tuple[str, int, dict]]:
+    """Every table the envs support at their default options: each game at each player
+    count, and Brilliant Boar's solo game at each level (R-W8)."""
+    tables = []
+    for game, spec in SPECS.items():
+        for n in range(spec.players[0], spec.players[1] + 1):
+            if game == "brilliant_boar_v0" and n == 1:
+                tables += [(game, n, {"level": level}) for level in sorted(LEVELS)]
+            else:
+                tables.append((game, n, {}))
+    return tables
+
+
+@pytest.mark.parametrize(("game", "players", "options"), _tables())
+def test_every_table_has_a_shipped_checkpoint_trained_at_it(game, players, options):
+    """A checkpoint for every table: some shipped config trains at exactly this player count
+    (and solo level), so a user of any table has a learned partner or opponent to load."""
+    trained_at = []
+    for name, config in learning.SHIPPED.items():
+        cfg = load_train_config(ROOT / config)
+        if cfg.game == game and cfg.num_players == players and all(cfg.env.get(k) == v for k, v in options.items()):
+            trained_at.append(name)
+    assert trained_at, f"no shipped checkpoint is trained at {game}, {players} players {options}"
 
 
 @pytest.mark.parametrize("name", sorted(learning.SHIPPED))
