@@ -72,7 +72,7 @@ class PolicyConfig(_Strict):
     reader_positions: int = Field(16, ge=1, le=54, description="event_reader: hand positions it keeps a belief for")
     sparse_input: bool = Field(False, description="mlp: the first layer of each head multiplies only the observation "
                                "columns a batch uses (`braincards.training.agents.layers`): the same network, "
-                               "1.5-2x faster fits on mostly-zero observations, equal up to float rounding")
+                               "about 1.7x faster cloning fits per sample on mostly-zero observations, equal up to float rounding")
 
     @field_validator("net_arch")
     @classmethod
