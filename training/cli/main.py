@@ -63,12 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     if WEB_MISSING is not None:
         _add_missing(sub, NEEDS_WEB_EXTRA, WEB_MISSING)
     if MISSING is not None:
-        if extra_for_missing_module(MISSING) is None:
-            raise MISSING  # not a missing extra: a bug, keep the traceback
-        for name, what in NEEDS_TRAIN_EXTRA.items():
-            p = sub.add_parser(name, help=f"{what} (not installed: {_install_hint(MISSING)})")
-            p.add_argument("args", nargs=argparse.REMAINDER)
-            p.set_defaults(func=_explain_missing)
+        _add_missing(sub, NEEDS_TRAIN_EXTRA, MISSING)
     return parser
 
 
