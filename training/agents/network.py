@@ -25,6 +25,7 @@ from .checkpoint import (
     read_metadata,
 )
 from .locations import resolve_checkpoint
+from .logits import action_log_probs
 from .policy import legal_actions
 
 # ---------------------------------------------------------------------------- checkpoints
@@ -80,14 +81,13 @@ class CheckpointPolicy:
         x = torch.as_tensor(obs[: self.observation_size], dtype=torch.float32).reshape(1, -1)
         with torch.no_grad():
             if not self.recurrent:
-                dist = policy.get_distribution(x)
-            else:
-                if self._state is None:
-                    shape = policy.lstm_hidden_state_shape
-                    self._state = (torch.zeros(shape[0], 1, shape[2]), torch.zeros(shape[0], 1, shape[2]))
-                start = torch.tensor([1.0 if self._start else 0.0])
-                dist, self._state = policy.get_distribution(x, self._state, start)
-                self._start = False
+                return action_log_probs(policy, x)[0].numpy().astype(np.float64)
+            if self._state is None:
+                shape = policy.lstm_hidden_state_shape
+                self._state = (torch.zeros(shape[0], 1, shape[2]), torch.zeros(shape[0], 1, shape[2]))
+            start = torch.tensor([1.0 if self._start else 0.0])
+            dist, self._state = policy.get_distribution(x, self._state, start)
+            self._start = False
             return dist.distribution.logits[0].numpy().astype(np.float64)
 
     def act(self, observation: dict, agent: str | None = None) -> int:

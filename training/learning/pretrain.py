@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from ..agents.event_reader import IGNORE, hand_targets
+from ..agents.logits import action_log_probs, values_and_log_prob
 from ..agents.specs import make_policy
 from .learner_env import LearnerEnv
 
@@ -130,8 +131,12 @@ def _arrays(recorded: list[tuple], gamma: float) -> tuple[np.ndarray, ...]:
 def _argmax_actions(network, obs: np.ndarray, masks: np.ndarray) -> list[int]:
     """The network's most likely legal action for each row."""
     with torch.no_grad():
-        dist = network.get_distribution(torch.as_tensor(obs), action_masks=masks)
-        return dist.distribution.probs.argmax(-1).tolist()
+        return _probs(network, torch.as_tensor(obs), masks).argmax(-1).tolist()
+
+
+def _probs(network, obs_t, masks):
+    """The masked action probabilities (sb3-contrib's ``distribution.probs``, bit for bit)."""
+    return torch.nn.functional.softmax(action_log_probs(network, obs_t, masks), dim=-1)
 
 
 def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
@@ -190,7 +195,7 @@ def _fit(policy, opt, p, rng, obs_t, masks_t, act_t, ret_t, hand_t) -> None:
         for start in range(0, len(obs_t), p.batch_size):
             idx = order[start : start + p.batch_size]
             if hand_t is None:
-                values, log_prob, _ = policy.evaluate_actions(obs_t[idx], act_t[idx], action_masks=masks_t[idx])
+                values, log_prob = values_and_log_prob(policy, obs_t[idx], act_t[idx], masks_t[idx])
             else:  # one read of the events serves both losses
                 values, log_prob, _, hand = policy.evaluate_actions_and_hand(obs_t[idx], act_t[idx],
                                                                              action_masks=masks_t[idx])  # fmt: skip
@@ -229,8 +234,7 @@ def _agreement(policy, obs_t, masks: np.ndarray, act_t) -> float:
     right = 0
     with torch.no_grad():
         for b in _batches(len(obs_t)):
-            dist = policy.get_distribution(obs_t[b], action_masks=masks[b])
-            right += int((dist.distribution.probs.argmax(-1) == act_t[b]).sum())
+            right += int((_probs(policy, obs_t[b], masks[b]).argmax(-1) == act_t[b]).sum())
     return right / max(len(obs_t), 1)
 
 
