@@ -4,6 +4,9 @@
   (evaluation workers, SB3's subprocess envs). On Linux the kernel sends the worker SIGKILL
   when its parent dies (``prctl(PR_SET_PDEATHSIG)``), whatever killed the parent, ``kill -9``
   included; elsewhere a watchdog thread ends the worker within a second of the parent's death.
+* :class:`Worker` is a child process that answers requests in order (pretraining's recorder,
+  the trainer's background evaluation): it dies with its parent, an error in it is raised in
+  the parent with its traceback, and a worker that ends abruptly is named with its exit code.
 * :func:`sigterm_exits` makes SIGTERM raise ``SystemExit(143)`` in the main thread, so that
   cleanup (stopping workers, closing envs) runs, and ends the process for sure a few seconds
   later if that cleanup hangs.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import multiprocessing
 import os
 import signal
 import sys
@@ -77,4 +81,72 @@ def sigterm_exits(grace: float = SIGTERM_GRACE) -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-__all__ = ["die_with_parent", "sigterm_exits"]
+class Worker:
+    """A child process that answers requests one at a time, in the order they are sent.
+
+    The child runs ``state = setup(*args)`` once, then ``handle(state, request)`` for each
+    :meth:`send`; :meth:`receive` returns the answers in order. The child is forked where
+    the platform can (so ``args`` may hold live objects: a policy network, envs), else
+    spawned (then ``setup``, ``handle`` and ``args`` must pickle). It dies with its parent.
+    An exception in the child is raised by :meth:`receive` as a RuntimeError carrying the
+    child's traceback, after which the child has ended; a child that ends without answering
+    (killed, ``os._exit``) is named with its exit code. :meth:`close` always ends it."""
+
+    def __init__(self, name: str, setup, handle, args: tuple = ()):
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        context = multiprocessing.get_context(method)
+        self.name = name
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=_serve, name=name, daemon=True,
+                                        args=(child, os.getpid(), setup, handle, args))  # fmt: skip
+        self._process.start()
+        child.close()
+        self.pending = 0  # requests sent and not yet received
+
+    def send(self, request) -> None:
+        self._conn.send(request)
+        self.pending += 1
+
+    def ready(self) -> bool:
+        """Whether an answer (or the child's end) can be received without waiting."""
+        return self._conn.poll()
+
+    def receive(self):
+        """The answer to the oldest request not yet received (waits for it)."""
+        try:
+            kind, value = self._conn.recv()
+        except (EOFError, ConnectionError):
+            self._process.join(5)
+            raise RuntimeError(f"{self.name}: the process ended without answering "
+                               f"(exit code {self._process.exitcode})") from None  # fmt: skip
+        self.pending -= 1
+        if kind == "error":
+            raise RuntimeError(f"{self.name} failed:\n{value}")
+        return value
+
+    def close(self) -> None:
+        """Tell the child to stop, and end it if it does not within 5 s."""
+        with contextlib.suppress(OSError):
+            self._conn.send(None)
+        self._process.join(5)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+        self._conn.close()
+
+
+def _serve(conn, parent: int, setup, handle, args: tuple) -> None:
+    """A :class:`Worker`'s child: answer each request until told to stop, or until an error
+    (sent to the parent with its traceback)."""
+    import traceback
+
+    die_with_parent(parent)
+    try:
+        state = setup(*args)
+        while (request := conn.recv()) is not None:
+            conn.send(("answer", handle(state, request)))
+    except Exception:
+        conn.send(("error", traceback.format_exc()))
+
+
+__all__ = ["Worker", "die_with_parent", "sigterm_exits"]

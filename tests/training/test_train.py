@@ -184,6 +184,57 @@ def test_evaluation_workers_change_no_result(tmp_path):
         train(parse_train_config(data), tmp_path / "zero", progress=False, log=_quiet, eval_workers=0)
 
 
+def test_background_evaluation_is_deterministic_and_scores_what_it_saves(tmp_path):
+    """evaluation.background: the evaluations play in a second process while PPO goes on.
+    Two runs give the same history and weights whatever the timing; every evaluation after
+    the clone is a real one (on weights that moved); `best` holds the weights its evaluation
+    played (evaluated again inline, they score the same) and `last` the final ones."""
+    from braincards.training.learning.schedule import run_evaluation
+
+    data = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 192, "n_envs": 2,
+            "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "learning_rate": 3e-3},
+            "evaluation": {"every": 64, "games": 10, "partners": ["heuristic"], "background": True},
+            "pretrain": {"teacher": "heuristic", "games": 6, "chunk_games": 3}}  # fmt: skip
+    logs: dict = {}
+    for run in ("x", "y"):
+        logs[run] = []
+        train(parse_train_config(data), tmp_path / run, progress=False, log=logs[run].append)
+    x, y = (json.loads((tmp_path / r / "evaluations.json").read_text()) for r in ("x", "y"))
+    assert [e["timesteps"] for e in x["history"]] == [0, 64, 128, 192]  # the clone, ..., after the last update
+    assert x["history"] == y["history"]
+    assert [ln for ln in logs["x"] if ln.startswith("[")] == [ln for ln in logs["y"] if ln.startswith("[")]
+    for name in ("best", "last"):
+        a, b = (read_checkpoint(tmp_path / r / name)[1] for r in ("x", "y"))
+        assert all(torch.equal(a[k], b[k]) for k in a), name
+    meta = read_metadata(tmp_path / "x" / "best")
+    assert meta["training"]["evaluation"]["background"] is True
+    assert meta["evaluation"] == max(x["history"], key=lambda e: e["primary"])
+    cfg = parse_train_config(data)
+    again = run_evaluation(load_policy(tmp_path / "x" / "best", name="learner"), cfg)
+    assert {"timesteps": meta["timesteps"], **again} == meta["evaluation"]
+    assert read_metadata(tmp_path / "x" / "last")["timesteps"] == 192
+
+
+def test_background_evaluation_reports_a_failed_evaluation(tmp_path, monkeypatch):
+    """An error in the evaluation process stops the run with the process's traceback, and
+    the process is not left behind."""
+    import multiprocessing
+
+    from braincards.training.learning import schedule
+
+    def broken(policy, cfg, games=None, workers=1):
+        raise ValueError("no table today")
+
+    monkeypatch.setattr(schedule, "run_evaluation", broken)  # the forked process inherits it
+    cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
+                              "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
+                              "evaluation": {"every": 32, "games": 2, "background": True}})  # fmt: skip
+    monkeypatch.setattr("braincards.training.learning.sb3.baseline_evaluation", lambda cfg, workers=1: {})
+    with pytest.raises(RuntimeError, match=r"(?s)evaluation process failed:.*ValueError: no table today"):
+        train(cfg, tmp_path / "x", progress=False, log=_quiet)
+    assert not [c for c in multiprocessing.active_children() if "evaluation process" in c.name]
+
+
 def test_loaded_checkpoint_plays_what_the_trained_model_plays(tmp_path):
     cfg = parse_train_config({"game": "brilliant_boar_v0", "env": {"num_players": 2, "memory": "none"},
                               "history_k": 4, "total_timesteps": 64, "n_envs": 2,
@@ -375,6 +426,80 @@ def test_replay_chunks_fits_each_chunk_with_the_previous_ones(monkeypatch):
     venv.close()
 
 
+def _record_ahead_run(monkeypatch, **pretrain_options):
+    """A small DAgger pretraining with ``record_ahead``; returns the model, and what the
+    trainer asked the recorder for: (games done before the chunk, fits done by then, whether
+    weights went with it)."""
+    from braincards.training.learning import pretrain as pretraining
+    from braincards.training.learning.sb3 import build_model, make_learner_env, make_vec_env
+
+    cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64,
+                              "n_envs": 1, "ppo": {"n_steps": 32, "batch_size": 32},
+                              "pretrain": {"teacher": "heuristic", "games": 12, "chunk_games": 3, "epochs": 2,
+                                           "dagger": True, "replay_chunks": 2, "record_ahead": True,
+                                           **pretrain_options}})  # fmt: skip
+    fits, asked = [], []
+    real_fit, real_ask = pretraining._fit, pretraining.Recorder.ask
+    monkeypatch.setattr(pretraining, "_fit", lambda *a: (fits.append(1), real_fit(*a)))
+    monkeypatch.setattr(pretraining.Recorder, "ask", lambda self, done, policy: (
+        asked.append((done, len(fits), cfg.pretrain.learner_plays(done))), real_ask(self, done, policy)))  # fmt: skip
+    venv = make_vec_env(cfg)
+    torch.manual_seed(0)
+    model = build_model(cfg, venv, None)
+    stats = pretraining.pretrain(model, cfg, [make_learner_env(cfg, i) for i in range(2)], log=_quiet)
+    venv.close()
+    return model, stats, asked
+
+
+def test_record_ahead_records_the_next_chunk_while_this_one_is_fitted(monkeypatch):
+    """pretrain.record_ahead: the teacher's chunk is asked for first; the learner's first
+    chunk waits for the first fit; every later chunk is asked for before the current one is
+    fitted (so its learner is one fit behind). The run is the same however the two processes
+    are timed: two runs give the same weights."""
+    model, stats, asked = _record_ahead_run(monkeypatch)
+    assert stats["games"] == 12 and stats["held_out_agreement"] is not None
+    assert asked == [(0, 0, False), (3, 1, True), (6, 1, True), (9, 2, True)]
+    again, _, _ = _record_ahead_run(monkeypatch)
+    for (name, a), b in zip(model.policy.state_dict().items(), again.policy.state_dict().values(), strict=True):
+        assert torch.equal(a, b), name
+
+
+@pytest.mark.parametrize("failure, message", [
+    ("raise", r"(?s)recording process failed:.*ValueError: no teacher today"),
+    ("exit", r"recording process: the process ended without answering \(exit code 3\)"),
+])  # fmt: skip
+def test_record_ahead_reports_a_failed_recording(monkeypatch, failure, message):
+    """An error in the recording process is raised in the trainer with its traceback; a
+    recording process that dies is named with its exit code; either way it is not left behind."""
+    import multiprocessing
+    import os
+
+    from braincards.training.learning import pretrain as pretraining
+
+    def broken(*args):
+        if failure == "exit":
+            os._exit(3)
+        raise ValueError("no teacher today")
+
+    monkeypatch.setattr(pretraining, "record_games", broken)  # the forked recorder inherits it
+    with pytest.raises(RuntimeError, match=message):
+        _record_ahead_run(monkeypatch)
+    assert not [c for c in multiprocessing.active_children() if "recording process" in c.name]
+
+
+def test_fused_adam_fits_with_the_fused_kernel(monkeypatch):
+    """pretrain.fused_adam builds the cloning fit's Adam with ``fused=True``; the default
+    leaves torch's choice."""
+    from braincards.training.learning import pretrain as pretraining
+
+    made = []
+    real = torch.optim.Adam
+    monkeypatch.setattr(pretraining.torch.optim, "Adam", lambda params, **kw: made.append(kw) or real(params, **kw))
+    _record_ahead_run(monkeypatch, fused_adam=True, games=3)
+    _record_ahead_run(monkeypatch, games=3)
+    assert [kw["fused"] for kw in made] == [True, None]
+
+
 def test_dagger_after_chooses_when_the_learner_takes_over():
     base = {"game": "the_brain_v0", "total_timesteps": 64}
     p = parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10, "chunk_games": 2,
@@ -451,3 +576,10 @@ def test_init_from_refuses_what_does_not_fit(tmp_path):
               log=_quiet)  # fmt: skip
     with pytest.raises(ValueError, match="init_from .* SB3 backend"):
         check_rllib_backend(parse_train_config({**base, "init_from": "the_brain/ppo_2p"}))
+
+
+def test_background_evaluation_is_refused_by_rllib():
+    base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64}
+    check_rllib_backend(parse_train_config(base))
+    with pytest.raises(ValueError, match="evaluation.background is an option of the SB3 backend"):
+        check_rllib_backend(parse_train_config({**base, "evaluation": {"background": True}}))

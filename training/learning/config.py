@@ -148,6 +148,10 @@ class EvaluationConfig(_Strict):
     seed: int = Field(12345, ge=0, le=MAX_SEED, description="the evaluations' seed (the same deals at every evaluation)")
     opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"], max_length=32, description='competitive games: one table per opponent spec')
     partners: list[str] = Field(default_factory=lambda: ["heuristic"], max_length=32, description='cooperative games: one table per partner spec, beside the team table')
+    background: bool = Field(False, description="SB3: evaluations play in a second process while training goes on "
+                             "(each result is the one the weights evaluated get inline; `best` is chosen when it comes "
+                             "back; deterministic under the seed, but not the same run as inline evaluations: "
+                             "`braincards.training.learning.schedule.BackgroundEvaluation`)")
 
 
 class PretrainConfig(_Strict):
@@ -171,6 +175,11 @@ class PretrainConfig(_Strict):
                                "games of the previous replay_chunks - 1 chunks (DAgger's aggregation)")
     hand_coef: float = Field(0.0, ge=0, le=100, description="event_reader: weight of the auxiliary loss that "
                              "teaches its hand belief the replay of its own draws and plays")
+    fused_adam: bool = Field(False, description="the cloning fit's Adam updates all weights in one fused kernel "
+                             "(`torch.optim.Adam(fused=True)`): the same algorithm, faster, equal up to float rounding")
+    record_ahead: bool = Field(False, description="a second process records the next chunk while this one is "
+                               "fitted (with dagger its learner is then one fit behind; the first DAgger chunk waits "
+                               "for the first fit): recording and fitting share two cores instead of taking turns")
 
 
     @model_validator(mode="after")
@@ -317,6 +326,9 @@ def check_rllib_backend(cfg: TrainConfig) -> None:
     if cfg.init_from is not None:
         raise ValueError(f"init_from ({cfg.init_from}) is a warm start of the SB3 backend; with --backend rllib "
                          f"start from a checkpoint with --resume")  # fmt: skip
+    if cfg.evaluation.background:
+        raise ValueError("evaluation.background is an option of the SB3 backend; --backend rllib evaluates "
+                         "in its own driver")  # fmt: skip
 
 
 def _describe(err: ValidationError, source: str) -> str:

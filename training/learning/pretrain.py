@@ -33,7 +33,9 @@ import torch
 
 from ..agents.event_reader import IGNORE, hand_targets
 from ..agents.logits import action_log_probs, values_and_log_prob
+from ..agents.network import set_torch_threads
 from ..agents.specs import make_policy
+from ..processes import Worker
 from .learner_env import LearnerEnv
 
 DAGGER_BATCH = 64  # DAgger games played side by side
@@ -124,8 +126,8 @@ def _arrays(recorded: list[tuple], gamma: float) -> tuple[np.ndarray, ...]:
             g = r + gamma * g
             rets.append(g)
         ret_l.extend(reversed(rets))
-    return (np.asarray(obs_l, np.float32), np.asarray(mask_l, bool), np.asarray(act_l, np.int64),
-            np.asarray(ret_l, np.float32))  # fmt: skip
+    observations = np.stack(obs_l).astype(np.float32, copy=False) if obs_l else np.zeros((0, 0), np.float32)
+    return observations, np.asarray(mask_l, bool), np.asarray(act_l, np.int64), np.asarray(ret_l, np.float32)
 
 
 def _argmax_actions(network, obs: np.ndarray, masks: np.ndarray) -> list[int]:
@@ -144,45 +146,112 @@ def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
     docstring); returns the final chunk's action agreement after fitting it, its
     ``held_out_agreement`` (the same games before fitting them: the policy's agreement on
     games it had not trained on, on its own states with DAgger) and value loss. ``envs``
-    play the games side by side (:func:`record_games`; :func:`pretrain_envs` builds them)."""
+    play the games side by side (:func:`record_games`; :func:`pretrain_envs` builds them);
+    with ``record_ahead`` a :class:`Recorder` process plays them in envs of its own."""
     p = cfg.pretrain
     rng = np.random.default_rng([cfg.seed, 7])
-    teachers = [[make_policy(p.teacher, cfg.game, cfg.env) for _ in env.agents] for env in envs]
     policy = model.policy
-    opt = torch.optim.Adam(policy.parameters(), lr=p.learning_rate)
+    opt = torch.optim.Adam(policy.parameters(), lr=p.learning_rate, fused=True if p.fused_adam else None)
     hand_target = _hand_target(policy, envs[0]) if p.hand_coef > 0 else None
+    recorder = Recorder(cfg, envs, policy) if p.record_ahead else None
+    teachers = None if recorder else [[make_policy(p.teacher, cfg.game, cfg.env) for _ in env.agents] for env in envs]
     done, stats = 0, {}
     kept = collections.deque(maxlen=p.replay_chunks)  # the chunks fitted together
-    while done < p.games:
-        n = min(p.chunk_games, p.games - done)
-        lr = _learning_rate(p, done)
-        for group in opt.param_groups:
-            group["lr"] = lr
-        actor = policy if p.learner_plays(done) else None  # the first chunk(s): the teacher plays
-        obs, masks, actions, returns = record_games(envs, teachers, n, cfg.ppo.gamma, rng, actor)
-        done += n
-        obs_t, masks_t = torch.as_tensor(obs), torch.as_tensor(masks)
-        act_t, ret_t = torch.as_tensor(actions), torch.as_tensor(returns)
-        hand_t = torch.as_tensor(hand_target(obs)) if hand_target else None
-        held_out = _agreement(policy, obs_t, masks, act_t) if done > n else None
-        kept.append((obs_t, masks_t, act_t, ret_t, hand_t))
-        fit = kept[0] if len(kept) == 1 else [None if t[0] is None else torch.cat(t) for t in zip(*kept, strict=True)]
-        _fit(policy, opt, p, rng, *fit)
-        agree = _agreement(policy, obs_t, masks, act_t)
-        with torch.no_grad():
-            values = torch.cat([policy.predict_values(obs_t[b]).flatten() for b in _batches(len(obs_t))])
-            vloss = float(torch.mean((values - ret_t) ** 2))
-        stats = {"games": done, "samples": len(obs), "agreement": round(agree, 4),
-                 "held_out_agreement": None if held_out is None else round(held_out, 4),
-                 "value_mse": round(vloss, 4)}  # fmt: skip
-        if hand_t is not None:
-            stats["hand_accuracy"] = round(_hand_accuracy(policy, obs_t, hand_t), 4)
-        who = "learner-played (DAgger)" if actor is not None else "teacher"
-        before = "" if held_out is None else f"{held_out:.4f} on these new games before fitting them, "
-        hand = "" if hand_t is None else f"; hand belief accuracy {stats['hand_accuracy']:.4f}"
-        log(f"pretrain: {done}/{p.games} games ({who}, lr {lr:.2g}), agreement with the teacher {before}"
-            f"{agree:.4f} after; value mse {vloss:.4f}{hand}")
+    try:
+        if recorder:
+            recorder.ask(0, policy)
+        while done < p.games:
+            n = min(p.chunk_games, p.games - done)
+            lr = _learning_rate(p, done)
+            for group in opt.param_groups:
+                group["lr"] = lr
+            learner = p.learner_plays(done)  # the first chunk(s): the teacher plays
+            if recorder:
+                obs, masks, actions, returns = recorder.result()
+                # ask for the next chunk now, so that it is played while this one is fitted,
+                # unless it would be the learner's first: that one waits for the first fit
+                ahead = done + n < p.games and (done > 0 or not p.learner_plays(done + n))
+                if ahead:
+                    recorder.ask(done + n, policy)
+            else:
+                actor = policy if learner else None
+                obs, masks, actions, returns = record_games(envs, teachers, n, cfg.ppo.gamma, rng, actor)
+            done += n
+            obs_t, masks_t = torch.as_tensor(obs), torch.as_tensor(masks)
+            act_t, ret_t = torch.as_tensor(actions), torch.as_tensor(returns)
+            hand_t = torch.as_tensor(hand_target(obs)) if hand_target else None
+            held_out = _agreement(policy, obs_t, masks, act_t) if done > n else None
+            kept.append((obs_t, masks_t, act_t, ret_t, hand_t))
+            fit = kept[0] if len(kept) == 1 else [None if t[0] is None else torch.cat(t) for t in zip(*kept, strict=True)]
+            _fit(policy, opt, p, rng, *fit)
+            if recorder and not ahead and done < p.games:
+                recorder.ask(done, policy)
+            stats = _chunk_stats(policy, p, done, obs_t, masks, act_t, ret_t, hand_t, held_out, lr, learner, log)
+    finally:
+        if recorder:
+            recorder.close()
     return stats
+
+
+def _chunk_stats(policy, p, done, obs_t, masks, act_t, ret_t, hand_t, held_out, lr, learner, log) -> dict:
+    """The fitted chunk's agreement with the teacher, value loss (and hand accuracy), logged."""
+    agree = _agreement(policy, obs_t, masks, act_t)
+    with torch.no_grad():
+        values = torch.cat([policy.predict_values(obs_t[b]).flatten() for b in _batches(len(obs_t))])
+        vloss = float(torch.mean((values - ret_t) ** 2))
+    stats = {"games": done, "samples": len(obs_t), "agreement": round(agree, 4),
+             "held_out_agreement": None if held_out is None else round(held_out, 4),
+             "value_mse": round(vloss, 4)}  # fmt: skip
+    if hand_t is not None:
+        stats["hand_accuracy"] = round(_hand_accuracy(policy, obs_t, hand_t), 4)
+    who = "learner-played (DAgger)" if learner else "teacher"
+    before = "" if held_out is None else f"{held_out:.4f} on these new games before fitting them, "
+    hand = "" if hand_t is None else f"; hand belief accuracy {stats['hand_accuracy']:.4f}"
+    log(f"pretrain: {done}/{p.games} games ({who}, lr {lr:.2g}), agreement with the teacher {before}"
+        f"{agree:.4f} after; value mse {vloss:.4f}{hand}")
+    return stats
+
+
+class Recorder:
+    """``pretrain.record_ahead``: a :class:`~braincards.training.processes.Worker` that
+    records chunks (:func:`record_games`) while the trainer fits the previous one. It has its
+    own envs (like the trainer's), its own teachers and its own copy of the policy, which
+    :meth:`ask` refreshes with the trainer's weights for a learner-played chunk; its game seeds
+    come from their own stream (``[seed, 7, 1]``), so a run is the same however the two
+    processes are timed."""
+
+    def __init__(self, cfg, envs: Sequence[LearnerEnv], policy):
+        self._cfg = cfg
+        self._worker = Worker("pretrain.record_ahead's recording process", _recorder_setup, _record_chunk,
+                              (cfg, envs, policy))  # fmt: skip
+
+    def ask(self, done: int, policy) -> None:
+        """Record the chunk that starts after ``done`` games (played by ``policy``'s current
+        weights if the learner plays it)."""
+        p = self._cfg.pretrain
+        weights = {k: v.detach().clone() for k, v in policy.state_dict().items()} if p.learner_plays(done) else None
+        self._worker.send((min(p.chunk_games, p.games - done), weights))
+
+    def result(self) -> tuple[np.ndarray, ...]:
+        """The chunk asked for: observations, masks, the teacher's actions, discounted returns."""
+        return self._worker.receive()
+
+    def close(self) -> None:
+        self._worker.close()
+
+
+def _recorder_setup(cfg, envs, policy) -> tuple:
+    set_torch_threads(cfg.torch_threads)
+    teachers = [[make_policy(cfg.pretrain.teacher, cfg.game, cfg.env) for _ in env.agents] for env in envs]
+    return cfg, envs, teachers, policy, np.random.default_rng([cfg.seed, 7, 1])
+
+
+def _record_chunk(state: tuple, asked: tuple) -> tuple[np.ndarray, ...]:
+    cfg, envs, teachers, policy, rng = state
+    games, weights = asked
+    if weights is not None:
+        policy.load_state_dict(weights)
+    return record_games(envs, teachers, games, cfg.ppo.gamma, rng, policy if weights is not None else None)
 
 
 def _fit(policy, opt, p, rng, obs_t, masks_t, act_t, ret_t, hand_t) -> None:

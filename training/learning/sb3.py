@@ -31,6 +31,7 @@ from pathlib import Path
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+import torch
 import torch.nn as nn
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
@@ -47,6 +48,7 @@ from ..agents.checkpoint import (
     policy_spec,
     read_checkpoint,
     save_checkpoint,
+    write_checkpoint,
 )
 from ..agents.event_reader import EventReaderPolicy
 from ..agents.layers import use_sparse_input
@@ -56,7 +58,7 @@ from ..evaluation.stats import fmt_interval
 from .config import TrainConfig, config_dict
 from .learner_env import LearnerEnv, OpponentPool
 from .pretrain import pretrain, pretrain_envs
-from .schedule import SnapshotSchedule, baseline_evaluation, run_evaluation
+from .schedule import BackgroundEvaluation, SnapshotSchedule, baseline_evaluation, run_evaluation
 
 matplotlib.use("Agg")
 
@@ -206,6 +208,7 @@ class TrainerCallback(BaseCallback):
         return True
 
     def _on_rollout_start(self) -> None:
+        self.t.collect(self.logger)  # background evaluations that have finished
         # evaluate here, after the previous rollout's update, so that a checkpoint saved
         # at N timesteps holds the weights trained on those N timesteps
         if self.num_timesteps >= self.next_eval:
@@ -228,6 +231,7 @@ class Trainer:
         self.best_score = -np.inf
         self.start_timesteps = 0
         self.eval_seconds = 0.0  # time spent in evaluate_and_save (not training)
+        self.background = None  # evaluation.background: the evaluation process, from the first evaluation
 
     def run(self) -> dict:
         run_t0 = time.perf_counter()
@@ -259,7 +263,26 @@ class Trainer:
             envs = pretrain_envs(cfg, functools.partial(make_learner_env, cfg))
             self.pretrained = pretrain(self.model, cfg, envs, self.log)
             self.pretrained["seconds"] = round(time.perf_counter() - t, 1)
-        if (cfg.pretrain is not None or cfg.init_from) and not self.resume_from:
+        try:
+            self._learn(remaining)
+        finally:
+            if self.background is not None:
+                self.background.close()
+        self.speed["run_seconds"] = round(time.perf_counter() - run_t0, 1)
+        self.venv.close()
+        files.write_json(self.out / "evaluations.json",
+                         {"baseline": self.baseline, "pretrain": self.pretrained,
+                          "history": self.history, "speed": self.speed})  # fmt: skip
+        plot_learning_curve(self.history, self.baseline, self.out / "learning_curve.png",
+                            f"{cfg.game} {cfg.env}")  # fmt: skip
+        summary = {"out": str(self.out), "best": self.best, "last": self.history[-1],
+                   "baseline": self.baseline, "speed": self.speed}  # fmt: skip
+        self.log(format_summary(summary))
+        return summary
+
+    def _learn(self, remaining: int) -> None:
+        """PPO between the first evaluation (of the clone or the warm start) and the last."""
+        if (self.cfg.pretrain is not None or self.cfg.init_from) and not self.resume_from:
             self.evaluate_and_save(None)  # the learning curve starts from the clone or the warm start
         t0, eval0 = time.perf_counter(), self.eval_seconds
         self.model.learn(remaining, callback=TrainerCallback(self),
@@ -275,17 +298,7 @@ class Trainer:
                       "evaluation_seconds": round(evaluating, 2),
                       "pretrain_seconds": (self.pretrained or {}).get("seconds", 0.0)}  # fmt: skip
         self.evaluate_and_save(None)  # after the last update
-        self.speed["run_seconds"] = round(time.perf_counter() - run_t0, 1)
-        self.venv.close()
-        files.write_json(self.out / "evaluations.json",
-                         {"baseline": self.baseline, "pretrain": self.pretrained,
-                          "history": self.history, "speed": self.speed})  # fmt: skip
-        plot_learning_curve(self.history, self.baseline, self.out / "learning_curve.png",
-                            f"{cfg.game} {cfg.env}")  # fmt: skip
-        summary = {"out": str(self.out), "best": self.best, "last": self.history[-1],
-                   "baseline": self.baseline, "speed": self.speed}  # fmt: skip
-        self.log(format_summary(summary))
-        return summary
+        self.collect(None, wait=True)
 
     def _meta_kwargs(self) -> dict:
         """The metadata every checkpoint of this run carries (but its evaluation)."""
@@ -328,21 +341,53 @@ class Trainer:
 
     def _evaluate_and_save(self, logger) -> None:
         ts = self.model.num_timesteps
+        if self.cfg.evaluation.background:
+            # `last` now (the point --resume continues from; its evaluation comes later, in
+            # `best` and evaluations.json); the weights go with the evaluation
+            save_checkpoint(self.model, self.out / "last", optimizer=True, **self._meta_kwargs())
+            weights = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
+            if self.background is None:
+                self.background = BackgroundEvaluation(self.cfg, self.model.policy, learner_metadata(self.model, self.cfg),
+                                                       self.eval_workers)  # fmt: skip
+            self.background.submit((ts, weights), weights)
+            self.collect(logger)
+            return
         result = run_evaluation(learner_policy(self.model, self.cfg), self.cfg, workers=self.eval_workers)
         entry = {"timesteps": ts, **result}
+        save_checkpoint(self.model, self.out / "last", optimizer=True, **self._meta_kwargs(), evaluation=entry)
+        self._record(entry, logger, None)
+
+    def collect(self, logger, wait: bool = False) -> None:
+        """Record the background evaluations that have finished (all of them if ``wait``)."""
+        if self.background is not None:
+            for (ts, weights), result in self.background.finished(wait):
+                self._record({"timesteps": ts, **result}, logger, weights)
+
+    def _record(self, entry: dict, logger, weights: dict | None) -> None:
+        """Add an evaluation to the history, the log and TensorBoard, and save ``best`` if it
+        is the best yet: the model as it is, or ``weights`` (those a background evaluation
+        played)."""
         self.history.append(entry)
-        for name, d in result.items():
-            if name != "primary" and logger is not None:
+        for name, d in entry.items():
+            if name not in ("primary", "timesteps") and logger is not None:
                 logger.record(f"eval/{name.replace(' ', '_')}_win_rate", d["win_rate"]["value"])
-        meta_kwargs = {**self._meta_kwargs(), "evaluation": entry}
-        save_checkpoint(self.model, self.out / "last", optimizer=True, **meta_kwargs)
-        if result["primary"] > self.best_score:
-            self.best_score = result["primary"]
+        if entry["primary"] > self.best_score:
+            self.best_score = entry["primary"]
             self.best = entry
-            save_checkpoint(self.model, self.out / "best", **meta_kwargs)
-        self.log(f"[{ts} timesteps] " + ", ".join(
+            if weights is None:
+                save_checkpoint(self.model, self.out / "best", **self._meta_kwargs(), evaluation=entry)
+            else:  # a background evaluation's weights, saved whenever its result came back: the
+                # check that they build the network must not draw from torch's generator then,
+                # or the run would depend on the timing
+                meta = self._meta_kwargs()
+                with torch.random.fork_rng(devices=[]):
+                    write_checkpoint(self.out / "best", game=meta["game"], env_config=meta["config"], algo="MaskablePPO",
+                                     policy=policy_spec(self.model.policy), state_dict=weights,
+                                     timesteps=entry["timesteps"], seed=meta["seed"], evaluation=entry,
+                                     training=meta["training"], history_k=meta["history_k"])  # fmt: skip
+        self.log(f"[{entry['timesteps']} timesteps] " + ", ".join(
             f"{k} {fmt_interval(v['win_rate'])} (score {v['mean_score']['value']:.1f})"
-            for k, v in result.items() if k != "primary"))  # fmt: skip
+            for k, v in entry.items() if k not in ("primary", "timesteps")))  # fmt: skip
 
 
 def format_summary(summary: dict) -> str:

@@ -6,6 +6,8 @@
   games; the learner against each ``evaluation.opponents`` for competitive ones;
 * :func:`primary_score` - the number "best" is chosen by: the first table's win rate, ties
   broken by its mean score;
+* :class:`BackgroundEvaluation` - ``evaluation.background``: the evaluations in a second
+  process while training goes on;
 * :class:`SnapshotSchedule` - a snapshot every ``opponents.snapshot_every`` timesteps, or
   when the learner's win rate over the last ``snapshot_window`` games reaches
   ``snapshot_win_rate``.
@@ -13,8 +15,12 @@
 
 from __future__ import annotations
 
+import collections
+
+from ..agents.network import CheckpointPolicy, set_torch_threads
 from ..agents.specs import make_policy
 from ..evaluation.evaluate import evaluate
+from ..processes import Worker
 from .config import TrainConfig
 
 
@@ -60,6 +66,51 @@ def baseline_evaluation(cfg: TrainConfig, workers: int = 1) -> dict:
     baseline = make_policy(cfg.spec.baseline, cfg.game, cfg.env)
     baseline.name = f"{cfg.spec.baseline} (in the learner's seats)"
     return run_evaluation(baseline, cfg, workers=workers)
+
+
+class BackgroundEvaluation:
+    """``evaluation.background``: :func:`run_evaluation` in a
+    :class:`~braincards.training.processes.Worker` process, so that training goes on while
+    the games are played (on a second core). It has its own copy of the network; each
+    :meth:`submit` sends the weights to evaluate, and :meth:`finished` returns the results
+    in the order they were submitted, each with the key it was submitted with (the trainer
+    keeps the weights there until it knows whether they are the best). Each result is the one
+    :func:`run_evaluation` gives those weights in the trainer. The training itself is not the
+    one of inline evaluations: saving a checkpoint builds a network to check its tensors,
+    which draws from torch's generator (and PPO samples its actions from it), and a
+    background run saves ``best`` without drawing. A background run is deterministic under
+    its seed whatever the timing."""
+
+    def __init__(self, cfg: TrainConfig, network, metadata: dict, workers: int = 1):
+        self._worker = Worker("evaluation.background's evaluation process", _evaluator_setup, _evaluate_weights,
+                              (cfg, network, metadata, workers))  # fmt: skip
+        self._keys: collections.deque = collections.deque()
+
+    def submit(self, key, weights: dict) -> None:
+        self._worker.send(weights)
+        self._keys.append(key)
+
+    def finished(self, wait: bool = False) -> list[tuple]:
+        """``(key, result)`` of every evaluation done by now (every one submitted if ``wait``)."""
+        done = []
+        while self._keys and (wait or self._worker.ready()):
+            result = self._worker.receive()
+            done.append((self._keys.popleft(), result))
+        return done
+
+    def close(self) -> None:
+        self._worker.close()
+
+
+def _evaluator_setup(cfg: TrainConfig, network, metadata: dict, workers: int) -> tuple:
+    set_torch_threads(cfg.torch_threads)
+    return cfg, CheckpointPolicy(network, metadata, deterministic=True, name="learner"), workers
+
+
+def _evaluate_weights(state: tuple, weights: dict) -> dict:
+    cfg, policy, workers = state
+    policy.network.load_state_dict(weights)
+    return run_evaluation(policy, cfg, workers=workers)
 
 
 class SnapshotSchedule:
