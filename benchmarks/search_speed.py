@@ -14,8 +14,9 @@ code of before (``benchmarks/search_before``) on the same deals and games:
 * **recipe**: ``configs/the_brain/train_3p.yaml`` end to end, the greedy teacher of before
   against today's (``--recipe-games`` pretraining games, ``--recipe-timesteps`` PPO steps;
   ``--recipe full`` for the whole recipe, ``--recipe none`` to skip it), and today's with
-  ``policy.sparse_input=true`` (:mod:`braincards.training.agents.layers`: the first layers
-  skip the observation's zeros).
+  the speed options (``FAST_SETS``: ``policy.sparse_input``, ``pretrain.fused_adam``,
+  ``pretrain.record_ahead``, ``evaluation.background``); then each run's best checkpoint's
+  team over ``--team-games`` games (seed 0, the results page's deals).
 
 and the peak RSS of the process. Compile time (numba's first call) is reported apart.
 """
@@ -171,7 +172,22 @@ def _train(games: int | None, timesteps: int | None, out: str, sets: tuple = ())
     return time.perf_counter() - start, "\n".join(lines[-2:])
 
 
-def bench_recipe(mode: str, games: int, timesteps: int) -> dict | None:
+FAST_SETS = ("policy.sparse_input=true", "pretrain.fused_adam=true", "pretrain.record_ahead=true",
+             "evaluation.background=true")  # the recipe's speed options (docs/training.md)
+
+
+def _team_rate(best: str, games: int) -> str:
+    """The team win rate of checkpoint ``best`` at every seat, ``games`` games, seed 0 (the
+    results page's deals), with its 95% interval."""
+    from braincards.training.evaluation.evaluate import evaluate
+
+    r = evaluate("the_brain_v0", {"num_players": 3, "difficulty": "robber"}, seats=[best] * 3, games=games,
+                 seed=0, workers=2, progress=False)  # fmt: skip
+    w = r["team"]["win_rate"]
+    return f"{w['value']:.3f} [{w['lo']:.3f}, {w['hi']:.3f}]"
+
+
+def bench_recipe(mode: str, games: int, timesteps: int, team_games: int) -> dict | None:
     if mode == "none":
         return None
     import torch
@@ -184,24 +200,27 @@ def bench_recipe(mode: str, games: int, timesteps: int) -> dict | None:
     games_, steps_ = (None, None) if mode == "full" else (games, timesteps)
     what = "the whole recipe" if mode == "full" else f"pretrain.games={games}, {timesteps} PPO steps"
     new_make = specs.BUILTIN_SPECS["greedy"]
+    runs = {}
     with tempfile.TemporaryDirectory() as tmp:
         specs.BUILTIN_SPECS["greedy"] = old_greedy.make_greedy
         try:
-            before, before_eval = _train(games_, steps_, f"{tmp}/before")
+            runs["before"] = _train(games_, steps_, f"{tmp}/before")
         finally:
             specs.BUILTIN_SPECS["greedy"] = new_make
-        after, after_eval = _train(games_, steps_, f"{tmp}/after")
-        sparse, sparse_eval = _train(games_, steps_, f"{tmp}/sparse", ("policy.sparse_input=true",))
+        runs["after"] = _train(games_, steps_, f"{tmp}/after")
+        runs["fast"] = _train(games_, steps_, f"{tmp}/fast", FAST_SETS)
+        teams = {k: _team_rate(f"{tmp}/{k}/best", team_games) if team_games else None for k in runs}
+    before = runs["before"][0]
     print(f"\nrecipe configs/the_brain/train_3p.yaml ({what}):")
-    print(f"  before: {before:.0f} s\n{before_eval}")
-    print(f"  after:  {after:.0f} s\n{after_eval}")
-    print(f"  recipe: {before / after:.2f}x faster end to end; same result: {before_eval == after_eval}", flush=True)
-    print(f"  after, policy.sparse_input=true: {sparse:.0f} s\n{sparse_eval}")
-    print(f"  recipe with sparse_input: {before / sparse:.2f}x faster end to end (the same network up to "
-          f"float rounding, so the evaluations can differ by a few games)", flush=True)
-    return {"before_seconds": before, "after_seconds": after, "ratio": before / after,
-            "same_result": before_eval == after_eval, "sparse_input_seconds": sparse,
-            "sparse_input_ratio": before / sparse, "sparse_input_result": sparse_eval}  # fmt: skip
+    for k, label in (("before", "before"), ("after", "after"), ("fast", "after, with " + " ".join(FAST_SETS))):
+        seconds, lines = runs[k]
+        team = f"; best checkpoint's team over {team_games} games (seed 0): {teams[k]}" if teams[k] else ""
+        print(f"  {label}: {seconds:.0f} s, {before / seconds:.2f}x{team}\n{lines}", flush=True)
+    same = runs["before"][1] == runs["after"][1]
+    print(f"  after: the same evaluations as before, to the last digit: {same}", flush=True)
+    return {"before_seconds": before, "after_seconds": runs["after"][0], "ratio": before / runs["after"][0],
+            "same_result": same, "fast_seconds": runs["fast"][0], "fast_ratio": before / runs["fast"][0],
+            "fast_settings": list(FAST_SETS), "team": teams}  # fmt: skip
 
 
 def main(argv=None) -> int:
@@ -213,6 +232,8 @@ def main(argv=None) -> int:
     p.add_argument("--recipe", choices=("scaled", "full", "none"), default="scaled")
     p.add_argument("--recipe-games", type=int, default=2000, help="pretraining games of the scaled recipe")
     p.add_argument("--recipe-timesteps", type=int, default=20_000, help="PPO steps of the scaled recipe")
+    p.add_argument("--team-games", type=int, default=1000, help="games of each recipe checkpoint's team "
+                   "evaluation after the timings (0: none)")
     p.add_argument("--skip", nargs="*", default=[], choices=("solver", "pimc"))
     p.add_argument("--json", default=None, help="also write the numbers as JSON")
     args = p.parse_args(argv)
@@ -221,7 +242,7 @@ def main(argv=None) -> int:
         result["solver"] = bench_solver(args.scale, args.sweep)
     if "pimc" not in args.skip:
         result["pimc"] = bench_pimc(args.pimc_games, args.pimc_before_games)
-    result["recipe"] = bench_recipe(args.recipe, args.recipe_games, args.recipe_timesteps)
+    result["recipe"] = bench_recipe(args.recipe, args.recipe_games, args.recipe_timesteps, args.team_games)
     result["peak_rss_mb"] = peak_rss_mb()
     print(f"\npeak RSS of this process: {result['peak_rss_mb']:.0f} MB")
     if args.json:
