@@ -22,6 +22,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Iterator
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -138,8 +139,6 @@ class Worker:
 def _serve(conn, parent: int, setup, handle, args: tuple) -> None:
     """A :class:`Worker`'s child: answer each request until told to stop, or until an error
     (sent to the parent with its traceback)."""
-    import traceback
-
     die_with_parent(parent)
     try:
         state = setup(*args)
