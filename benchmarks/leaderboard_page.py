@@ -38,12 +38,17 @@ BASELINES = {
 }
 
 
+# a shipped network with a small search at decision time, beside the pure networks
+SEARCH_GUIDED = {"the_brain_v0": ["guided:checkpoint=the_brain/ppo_3p_long,top=3"]}
+
+
 def policies(game: str) -> list[str]:
-    """The baselines, then the shipped checkpoints of ``game`` (sorted)."""
+    """The baselines, then the shipped checkpoints of ``game`` (sorted), then
+    :data:`SEARCH_GUIDED`'s networks with search."""
     shipped = sorted(p.relative_to(ROOT / "checkpoints").with_suffix("").as_posix()
                      for p in (ROOT / "checkpoints").glob("*/*.zip")
                      if json.loads(p.with_suffix(".json").read_text())["game"] == game)  # fmt: skip
-    return BASELINES[game] + shipped
+    return BASELINES[game] + shipped + SEARCH_GUIDED.get(game, [])
 
 
 def result_path(suite: str, policy: str) -> Path:

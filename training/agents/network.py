@@ -90,7 +90,14 @@ class CheckpointPolicy:
             self._start = False
             return dist.distribution.logits[0].numpy().astype(np.float64)
 
-    def act(self, observation: dict, agent: str | None = None) -> int:
+    def ranked(self, observation: dict) -> list[int]:
+        """The legal actions, most likely first (ties in action order)."""
+        obs = self._checked(observation)
+        legal = legal_actions(observation)
+        order = np.argsort(-self._logits(obs)[legal], kind="stable")
+        return [int(a) for a in legal[order]]
+
+    def _checked(self, observation: dict) -> np.ndarray:
         obs = observation["observation"]
         if obs.shape[-1] < self.observation_size:
             raise ValueError(
@@ -98,6 +105,10 @@ class CheckpointPolicy:
                 f"{obs.shape[-1]}" + (f" (it needs the history wrapper with k={self.history_k})"
                                       if self.history_k else "")  # fmt: skip
             )
+        return obs
+
+    def act(self, observation: dict, agent: str | None = None) -> int:
+        obs = self._checked(observation)
         legal = legal_actions(observation)
         logits = self._logits(obs)[legal]
         if self.deterministic:

@@ -7,6 +7,8 @@
   ``"heuristic:window=K"`` (Brilliant Boar) remembers only the last K public events;
 * ``"greedy"``, ``"pimc"`` / ``"pimc:samples=N,nodes=N"`` - The Brain's one-step greedy
   player and its PIMC search partner (:mod:`.search`);
+* ``"guided:checkpoint=NAME,top=K"`` - The Brain: a checkpoint's network proposes its K most
+  likely actions and greedy's look-ahead picks one (:mod:`.search.guided`);
 * a checkpoint name (``"the_brain/ppo_3p"``, see :mod:`.locations`) or path (``runs/x/best``,
   with or without ``.zip``) - a :class:`~.network.CheckpointPolicy`.
 
@@ -24,6 +26,7 @@ from .locations import available_checkpoints, checkpoint_dirs, resolve_checkpoin
 from .network import load_policy
 from .policy import PolicySpecError, RandomPolicy
 from .search.greedy import make_greedy
+from .search.guided import guided_spec
 from .search.pimc import make_pimc, pimc_spec
 
 
@@ -42,8 +45,10 @@ BUILTIN_SPECS: dict[str, Callable] = {
 PARAMETERISED_SPECS: dict[str, Callable] = {
     "pimc": pimc_spec,  # pimc:samples=16,nodes=2000
     "heuristic": heuristic_spec,  # Brilliant Boar: heuristic:window=16
+    "guided": guided_spec,  # The Brain: guided:checkpoint=the_brain/ppo_3p_long,top=3 (parameters only)
 }
-SPEC_PARAMETERS = "'pimc:samples=N,nodes=N' (The Brain), 'heuristic:window=K' (Brilliant Boar)"
+SPEC_PARAMETERS = ("'pimc:samples=N,nodes=N' (The Brain), 'guided:checkpoint=NAME,top=K' (The Brain), "
+                   "'heuristic:window=K' (Brilliant Boar)")
 
 
 def spec_help(game: str | None = None) -> str:
@@ -82,7 +87,7 @@ def make_policy(spec, game: str, config: dict | None = None, *, seed: int | None
     if key in BUILTIN_SPECS:
         return BUILTIN_SPECS[key](game, config or {}, seed=seed)
     name, sep, params = key.partition(":")
-    if sep and name in BUILTIN_SPECS:
+    if (sep and name in BUILTIN_SPECS) or name in PARAMETERISED_SPECS:
         return _parameterised(spec, name, params, game, config or {}, seed)
     path = resolve_checkpoint(key)
     if path is not None:

@@ -1,0 +1,95 @@
+"""The ``guided`` spec (The Brain): a checkpoint's network proposes its top K actions and
+greedy's look-ahead picks one. top=1 is the network alone; every move is among the
+network's proposals and the best of them by greedy's scores (the network's order breaking
+ties); with every legal action proposed the look-ahead chooses among them all. Bad specs
+are refused with what is allowed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from braincards.envs import make
+from braincards.training.agents.network import load_policy
+from braincards.training.agents.policy import PolicySpecError
+from braincards.training.agents.search.greedy import make_greedy
+from braincards.training.agents.search.guided import GuidedPolicy
+from braincards.training.agents.specs import make_policy
+from braincards.training.evaluation.evaluate import evaluate
+
+GAME, CONFIG, CHECKPOINT = "the_brain_v0", {"num_players": 3, "difficulty": "robber"}, "the_brain/ppo_3p"
+
+
+def _decisions(policy, games: int = 4, seed: int = 0):
+    """(observation, action) of every decision ``policy`` takes at all seats of ``games`` games."""
+    env = make(GAME, **CONFIG)
+    for g in range(games):
+        env.reset(seed=seed + g)
+        policy.reset(seed + g)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = policy.act(obs, agent)
+            yield obs, action
+            env.step(action)
+
+
+@pytest.mark.parametrize("top", [1, 2, 3, 50])
+def test_guided_picks_the_best_of_the_networks_proposals(top):
+    network = load_policy(CHECKPOINT, game=GAME, config=CONFIG)
+    greedy = make_greedy(GAME, CONFIG)
+    guided = GuidedPolicy(network, greedy, top=top)
+    chosen = 0
+    for obs, action in _decisions(guided):
+        legal = np.flatnonzero(obs["action_mask"]).tolist()
+        assert action in legal
+        ranked = network.ranked(obs)
+        assert sorted(ranked) == legal and ranked[0] == network.act(obs)
+        if top == 1:
+            assert action == ranked[0]  # the network alone
+            continue
+        if len(legal) == 1:
+            continue
+        proposed = ranked[:top]
+        scores = greedy.action_scores(obs)
+        best = max(scores[a] for a in proposed)
+        assert action in proposed and scores[action] == best
+        assert action == next(a for a in proposed if scores[a] == best)  # ties: the network's order
+        if top >= len(legal):
+            assert scores[action] == max(scores.values())  # the look-ahead chose among all
+        chosen += action != ranked[0]
+    if top > 1:
+        assert chosen > 0  # the search overruled the network somewhere
+
+
+def test_guided_spec_builds_and_plays_a_team():
+    pol = make_policy(f"guided:checkpoint={CHECKPOINT},top=2", GAME, CONFIG)
+    assert isinstance(pol, GuidedPolicy) and pol.top == 2 and pol.name == f"guided:checkpoint={CHECKPOINT},top=2"
+    assert make_policy(f"guided:checkpoint={CHECKPOINT}", GAME, CONFIG).top == 3  # the default
+    r = evaluate(GAME, CONFIG, seats=[f"guided:checkpoint={CHECKPOINT},top=2"] * 3, games=6, seed=0, progress=False)
+    assert r["games"] == 6 and 0.0 <= r["team"]["win_rate"]["value"] <= 1.0
+
+
+@pytest.mark.parametrize("spec, game, message", [
+    ("guided", GAME, "guided needs one checkpoint=NAME"),
+    ("guided:top=2", GAME, "guided needs one checkpoint=NAME"),
+    (f"guided:checkpoint={CHECKPOINT},checkpoint=the_brain/ppo_2p", GAME, "guided needs one checkpoint=NAME"),
+    (f"guided:checkpoint={CHECKPOINT},top=0", GAME, "guided parameter top=0 must be >= 1"),
+    (f"guided:checkpoint={CHECKPOINT},depth=2", GAME, "unknown guided parameter 'depth'; allowed: \\['top'\\]"),
+    (f"guided:checkpoint={CHECKPOINT},top=x", GAME, "guided parameter top='x' must be an integer"),
+    (f"guided:checkpoint={CHECKPOINT}", "oh_my_brain_v0", "plays The Brain only"),
+])  # fmt: skip
+def test_guided_spec_errors_say_what_is_allowed(spec, game, message):
+    with pytest.raises(PolicySpecError, match=message):
+        make_policy(spec, game, {"num_players": 3})
+
+
+def test_guided_refuses_a_checkpoint_that_does_not_exist_or_fit():
+    with pytest.raises(PolicySpecError, match="the_brain/nope does not exist"):
+        make_policy("guided:checkpoint=the_brain/nope", GAME, CONFIG)
+    with pytest.raises(PolicySpecError, match="trained for oh_my_brain_v0, not the_brain_v0"):
+        make_policy("guided:checkpoint=oh_my_brain/ppo_2p", GAME, CONFIG)
+    with pytest.raises(ValueError, match="top=0"):
+        GuidedPolicy(load_policy(CHECKPOINT, game=GAME, config=CONFIG), make_greedy(GAME, CONFIG), top=0)
