@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = {
     "the_brain/ppo_solo": "configs/the_brain/train_solo.yaml",
     "the_brain/ppo_2p": "configs/the_brain/train_2p.yaml",
+    "the_brain/ppo_2p_long": "configs/the_brain/train_2p_long.yaml",
     "the_brain/ppo_3p": "configs/the_brain/train_3p.yaml",
     "the_brain/ppo_4p": "configs/the_brain/train_4p.yaml",
     "the_brain/ppo_3p_cat_burglar": "configs/the_brain/train_3p_cat_burglar.yaml",
