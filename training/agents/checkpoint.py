@@ -225,13 +225,15 @@ def save_checkpoint(
     history_k: int | None = None,
     optimizer: bool = False,
     extra: dict | None = None,
+    state_dict: dict | None = None,
 ) -> tuple[Path, Path]:
     """Write an sb3-contrib model (MaskablePPO or RecurrentPPO) as a checkpoint.
 
     ``game`` is the env id, ``config`` the env config it was trained on, ``history_k`` the
     history wrapper's k if it was trained behind one, ``timesteps`` the steps done (default:
     the model's ``num_timesteps``), ``optimizer=True`` also stores the optimizer's state
-    (for ``braincards train --resume``)."""
+    (for ``braincards train --resume``). ``state_dict``: other weights of the model's
+    network to write (default: its own, :func:`detached_state`)."""
     algo = type(model).__name__
     if algo not in ("MaskablePPO", "RecurrentPPO"):
         raise ValueError(f"save_checkpoint supports MaskablePPO and RecurrentPPO, got a {algo}")
@@ -246,11 +248,16 @@ def save_checkpoint(
         )
     return write_checkpoint(
         path, game=game, env_config=config, algo=algo, policy=policy_spec(model.policy),
-        state_dict=model.policy.state_dict(),
+        state_dict=model.policy.state_dict() if state_dict is None else state_dict,
         timesteps=model.num_timesteps if timesteps is None else timesteps, seed=seed,
         evaluation=evaluation, training=training, history_k=history_k,
         optimizer=model.policy.optimizer if optimizer else None, extra=extra,
     )  # fmt: skip
+
+
+def detached_state(network) -> dict:
+    """A copy of ``network``'s weights that later training does not change."""
+    return {k: v.detach().clone() for k, v in network.state_dict().items()}
 
 
 # ---------------------------------------------------------------------------- reading

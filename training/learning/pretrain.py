@@ -31,6 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from ..agents.checkpoint import detached_state
 from ..agents.event_reader import IGNORE, hand_targets
 from ..agents.logits import action_log_probs, values_and_log_prob
 from ..agents.network import set_torch_threads
@@ -229,7 +230,7 @@ class Recorder:
         """Record the chunk that starts after ``done`` games (played by ``policy``'s current
         weights if the learner plays it)."""
         p = self._cfg.pretrain
-        weights = {k: v.detach().clone() for k, v in policy.state_dict().items()} if p.learner_plays(done) else None
+        weights = detached_state(policy) if p.learner_plays(done) else None
         self._worker.send((min(p.chunk_games, p.games - done), weights))
 
     def result(self) -> tuple[np.ndarray, ...]:

@@ -44,11 +44,11 @@ from ..agents.checkpoint import (
     CheckpointError,
     check_fits,
     checkpoint_paths,
+    detached_state,
     load_optimizer_state,
     policy_spec,
     read_checkpoint,
     save_checkpoint,
-    write_checkpoint,
 )
 from ..agents.event_reader import EventReaderPolicy
 from ..agents.layers import use_sparse_input
@@ -310,7 +310,7 @@ class Trainer:
         ``snapshots/<timesteps>`` so that ``--resume`` can put it back."""
         ts = self.model.num_timesteps
         meta = learner_metadata(self.model, self.cfg)
-        tensors = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
+        tensors = detached_state(self.model.policy)
         self.venv.env_method("add_snapshot", f"snapshot@{ts}", meta, tensors)
         save_checkpoint(self.model, self.out / SNAPSHOTS / str(ts), **self._meta_kwargs())
 
@@ -345,7 +345,7 @@ class Trainer:
             # `last` now (the point --resume continues from; its evaluation comes later, in
             # `best` and evaluations.json); the weights go with the evaluation
             save_checkpoint(self.model, self.out / "last", optimizer=True, **self._meta_kwargs())
-            weights = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
+            weights = detached_state(self.model.policy)
             if self.background is None:
                 self.background = BackgroundEvaluation(self.cfg, self.model.policy, learner_metadata(self.model, self.cfg),
                                                        self.eval_workers)  # fmt: skip
@@ -379,12 +379,9 @@ class Trainer:
             else:  # a background evaluation's weights, saved whenever its result came back: the
                 # check that they build the network must not draw from torch's generator then,
                 # or the run would depend on the timing
-                meta = self._meta_kwargs()
                 with torch.random.fork_rng(devices=[]):
-                    write_checkpoint(self.out / "best", game=meta["game"], env_config=meta["config"], algo="MaskablePPO",
-                                     policy=policy_spec(self.model.policy), state_dict=weights,
-                                     timesteps=entry["timesteps"], seed=meta["seed"], evaluation=entry,
-                                     training=meta["training"], history_k=meta["history_k"])  # fmt: skip
+                    save_checkpoint(self.model, self.out / "best", **self._meta_kwargs(), evaluation=entry,
+                                    timesteps=entry["timesteps"], state_dict=weights)  # fmt: skip
         self.log(f"[{entry['timesteps']} timesteps] " + ", ".join(
             f"{k} {fmt_interval(v['win_rate'])} (score {v['mean_score']['value']:.1f})"
             for k, v in entry.items() if k not in ("primary", "timesteps")))  # fmt: skip

@@ -51,6 +51,7 @@ from torch import nn
 
 from braincards.training import files
 
+from ...agents.checkpoint import detached_state
 from ...agents.network import load_policy
 from ...evaluation.stats import fmt_interval
 from ..config import check_rllib_backend, config_dict, load_train_config
@@ -244,7 +245,7 @@ def pretrain_weights(cfg, log) -> tuple[dict, dict]:
     )  # fmt: skip
     envs = pretrain_envs(cfg, functools.partial(make_learner_env, cfg))
     stats = pretrain(SimpleNamespace(policy=policy), cfg, envs, log)
-    return {k: v.detach().clone() for k, v in policy.state_dict().items()}, stats
+    return detached_state(policy), stats
 
 
 # ---------------------------------------------------------------------------- train
