@@ -14,8 +14,9 @@ code of before (``benchmarks/search_before``) on the same deals and games:
 * **recipe**: ``configs/the_brain/train_3p.yaml`` end to end, the greedy teacher of before
   against today's (``--recipe-games`` pretraining games, ``--recipe-timesteps`` PPO steps;
   ``--recipe full`` for the whole recipe, ``--recipe none`` to skip it), and today's with
-  the speed options (``FAST_SETS``: ``policy.sparse_input``, ``pretrain.fused_adam``,
-  ``pretrain.record_ahead``, ``evaluation.background``); then each run's best checkpoint's
+  the speed options (``FAST_SETS``: ``policy.sparse_input``, ``policy.precision``,
+  ``pretrain.fused_adam``, ``ppo.fused_adam``, ``pretrain.record_ahead``,
+  ``evaluation.background``); then each run's best checkpoint's
   team over ``--team-games`` games (seed 0, the results page's deals).
 
 and the peak RSS of the process. Compile time (numba's first call) is reported apart.
@@ -152,9 +153,18 @@ def bench_pimc(games: int, before_games: int) -> dict:
     return {"before": before, "after": after, "ratio": ratio, "seconds_per_game": game_s}
 
 
-def _train(games: int | None, timesteps: int | None, out: str, sets: tuple = ()) -> tuple[float, str]:
+def _train(games: int | None, timesteps: int | None, out: str, sets: tuple = (), old_greedy: bool = False
+           ) -> tuple[float, str]:  # fmt: skip
+    """One run of the recipe (``braincards train``), with the frozen ``greedy`` of before as
+    the teacher if ``old_greedy``; returns its seconds and its last evaluation lines."""
+    import torch
+
+    from braincards.training.agents import specs
     from braincards.training.cli.main import main
 
+    torch.set_num_threads(1)
+    if old_greedy:
+        specs.BUILTIN_SPECS["greedy"] = _loader.load()[2].make_greedy
     args = ["train", str(ROOT / "configs" / "the_brain" / "train_3p.yaml"), "--out", out, "--quiet"]
     if games is not None:
         args += ["--set", f"pretrain.games={games}"]
@@ -172,7 +182,36 @@ def _train(games: int | None, timesteps: int | None, out: str, sets: tuple = ())
     return time.perf_counter() - start, "\n".join(lines[-2:])
 
 
-FAST_SETS = ("policy.sparse_input=true", "pretrain.fused_adam=true", "pretrain.record_ahead=true",
+def _train_child(conn, *args) -> None:
+    try:
+        conn.send(("ok", _train(*args)))
+    except BaseException as e:  # handed to the parent, which raises it
+        conn.send(("error", f"{type(e).__name__}: {e}"))
+    finally:
+        conn.close()
+
+
+def _train_fresh(*args) -> tuple[float, str]:
+    """:func:`_train` in a freshly spawned interpreter, as a user's ``braincards train``
+    runs: no run inherits the memory, caches or processes an earlier one left behind."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    process = context.Process(target=_train_child, args=(child, *args))
+    process.start()
+    child.close()
+    try:
+        kind, value = parent.recv()
+    finally:
+        process.join()
+    if kind == "error":
+        raise RuntimeError(f"the recipe run failed: {value}")
+    return value
+
+
+FAST_SETS = ("policy.sparse_input=true", "policy.precision=bfloat16", "pretrain.fused_adam=true",
+             "ppo.fused_adam=true", "pretrain.record_ahead=true",
              "evaluation.background=true")  # the recipe's speed options (docs/training.md)
 
 
@@ -187,40 +226,38 @@ def _team_rate(best: str, games: int) -> str:
     return f"{w['value']:.3f} [{w['lo']:.3f}, {w['hi']:.3f}]"
 
 
-def bench_recipe(mode: str, games: int, timesteps: int, team_games: int) -> dict | None:
+RECIPE_RUNS = ("before", "after", "fast")
+
+
+def bench_recipe(mode: str, games: int, timesteps: int, team_games: int, which=RECIPE_RUNS) -> dict | None:
+    """The recipe's ``which`` runs, each in a fresh process (``before`` always: the others'
+    ratios are against it), then each one's best checkpoint's team over ``team_games``."""
     if mode == "none":
         return None
-    import torch
-
-    from braincards.training.agents import specs
-
-    torch.set_num_threads(1)
-
-    old_greedy = _loader.load()[2]
+    which = ["before", *[k for k in RECIPE_RUNS if k in which and k != "before"]]
     games_, steps_ = (None, None) if mode == "full" else (games, timesteps)
     what = "the whole recipe" if mode == "full" else f"pretrain.games={games}, {timesteps} PPO steps"
-    new_make = specs.BUILTIN_SPECS["greedy"]
     runs = {}
     with tempfile.TemporaryDirectory() as tmp:
-        specs.BUILTIN_SPECS["greedy"] = old_greedy.make_greedy
-        try:
-            runs["before"] = _train(games_, steps_, f"{tmp}/before")
-        finally:
-            specs.BUILTIN_SPECS["greedy"] = new_make
-        runs["after"] = _train(games_, steps_, f"{tmp}/after")
-        runs["fast"] = _train(games_, steps_, f"{tmp}/fast", FAST_SETS)
+        for k in which:
+            sets = FAST_SETS if k == "fast" else ()
+            runs[k] = _train_fresh(games_, steps_, f"{tmp}/{k}", sets, k == "before")
         teams = {k: _team_rate(f"{tmp}/{k}/best", team_games) if team_games else None for k in runs}
     before = runs["before"][0]
-    print(f"\nrecipe configs/the_brain/train_3p.yaml ({what}):")
-    for k, label in (("before", "before"), ("after", "after"), ("fast", "after, with " + " ".join(FAST_SETS))):
+    print(f"\nrecipe configs/the_brain/train_3p.yaml ({what}; each run in a fresh process):")
+    labels = {"before": "before", "after": "after", "fast": "after, with " + " ".join(FAST_SETS)}
+    for k in which:
         seconds, lines = runs[k]
         team = f"; best checkpoint's team over {team_games} games (seed 0): {teams[k]}" if teams[k] else ""
-        print(f"  {label}: {seconds:.0f} s, {before / seconds:.2f}x{team}\n{lines}", flush=True)
-    same = runs["before"][1] == runs["after"][1]
-    print(f"  after: the same evaluations as before, to the last digit: {same}", flush=True)
-    return {"before_seconds": before, "after_seconds": runs["after"][0], "ratio": before / runs["after"][0],
-            "same_result": same, "fast_seconds": runs["fast"][0], "fast_ratio": before / runs["fast"][0],
-            "fast_settings": list(FAST_SETS), "team": teams}  # fmt: skip
+        print(f"  {labels[k]}: {seconds:.0f} s, {before / seconds:.2f}x{team}\n{lines}", flush=True)
+    out = {"before_seconds": before, "team": teams}
+    if "after" in runs:
+        same = runs["before"][1] == runs["after"][1]
+        print(f"  after: the same evaluations as before, to the last digit: {same}", flush=True)
+        out.update(after_seconds=runs["after"][0], ratio=before / runs["after"][0], same_result=same)
+    if "fast" in runs:
+        out.update(fast_seconds=runs["fast"][0], fast_ratio=before / runs["fast"][0], fast_settings=list(FAST_SETS))
+    return out
 
 
 def main(argv=None) -> int:
@@ -234,6 +271,8 @@ def main(argv=None) -> int:
     p.add_argument("--recipe-timesteps", type=int, default=20_000, help="PPO steps of the scaled recipe")
     p.add_argument("--team-games", type=int, default=1000, help="games of each recipe checkpoint's team "
                    "evaluation after the timings (0: none)")
+    p.add_argument("--recipe-runs", nargs="+", default=list(RECIPE_RUNS), choices=RECIPE_RUNS,
+                   help="the recipe's runs (default all three; before always runs)")
     p.add_argument("--skip", nargs="*", default=[], choices=("solver", "pimc"))
     p.add_argument("--json", default=None, help="also write the numbers as JSON")
     args = p.parse_args(argv)
@@ -242,9 +281,12 @@ def main(argv=None) -> int:
         result["solver"] = bench_solver(args.scale, args.sweep)
     if "pimc" not in args.skip:
         result["pimc"] = bench_pimc(args.pimc_games, args.pimc_before_games)
-    result["recipe"] = bench_recipe(args.recipe, args.recipe_games, args.recipe_timesteps, args.team_games)
+    result["recipe"] = bench_recipe(args.recipe, args.recipe_games, args.recipe_timesteps, args.team_games,
+                                    args.recipe_runs)  # fmt: skip
     result["peak_rss_mb"] = peak_rss_mb()
-    print(f"\npeak RSS of this process: {result['peak_rss_mb']:.0f} MB")
+    result["peak_child_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"\npeak RSS of this process: {result['peak_rss_mb']:.0f} MB (of its largest child process, a "
+          f"recipe run or its workers: {result['peak_child_rss_mb']:.0f} MB)")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
     return 0

@@ -1,6 +1,8 @@
 """The sparse-input first layer (``policy.sparse_input``): the same network as the dense one,
 up to float rounding, on the games' real observations; the dense path where it is faster;
-refused where it does not apply."""
+refused where it does not apply. The bfloat16 training extractor (``policy.precision``): the
+float32 network bit for bit in evaluation mode, close to it with float32 gradients in training
+mode."""
 
 from __future__ import annotations
 
@@ -12,9 +14,12 @@ from torch import nn
 from braincards.training.agents.layers import (
     MAX_USED_SHARE,
     MIN_ROWS,
+    BFloat16TrainingExtractor,
     SparseInputLinear,
+    use_bfloat16_training,
     use_sparse_input,
 )
+from braincards.training.agents.logits import values_and_log_prob
 from braincards.training.learning.config import parse_train_config
 from braincards.training.learning.sb3 import build_model, make_learner_env, make_vec_env
 
@@ -60,6 +65,23 @@ def test_sparse_layer_equals_the_dense_one_in_value_and_gradient():
     torch.testing.assert_close(sparse.bias.grad, dense.bias.grad, rtol=1e-5, atol=1e-6)
     unused = ~(x != 0).any(0)
     assert unused.any() and torch.all(sparse.weight.grad[:, unused] == 0)
+
+
+def test_used_columns_follow_the_input_however_it_is_reused():
+    """Both heads read one input, so its used columns are kept for it; a new tensor, or the
+    same tensor changed in place, gets its own (the dense product decides)."""
+    obs, _ = _observations(64)
+    x = torch.as_tensor(obs)
+    torch.manual_seed(0)
+    layer = SparseInputLinear(x.shape[1], 8)
+    first = layer(x)
+    assert torch.equal(layer(x), first)  # the kept columns
+    unused = int(torch.nonzero(~(x != 0).any(0))[0])
+    x[3, unused] = 2.0  # in place: a column no row used before
+    torch.testing.assert_close(layer(x), nn.functional.linear(x, layer.weight, layer.bias), rtol=1e-5, atol=1e-6)
+    y = x.clone()
+    y[:, :] = 0
+    assert torch.equal(layer(y), layer.bias.expand(64, 8))
 
 
 @pytest.mark.parametrize("rows", [1, MIN_ROWS - 1])
@@ -117,3 +139,71 @@ def test_sparse_input_is_refused_for_the_event_reader():
 
 def test_a_policy_without_mlp_heads_is_left_alone():
     assert use_sparse_input(nn.Sequential(nn.Linear(4, 4))) == 0
+
+
+def _model_pair(**policy):
+    """Two networks with the same initial weights: float32, and with ``policy`` options."""
+    cfg = parse_train_config({**CONFIG, "policy": {"net_arch": [64, 64], **policy}})
+    plain = parse_train_config(CONFIG)
+    return build_model(cfg, make_vec_env(cfg), None), build_model(plain, make_vec_env(plain), None)
+
+
+def _loss(policy, obs, masks, actions):
+    values, log_prob = values_and_log_prob(policy, obs, actions, masks)
+    return -log_prob.mean() + torch.mean(values.flatten() ** 2), values, log_prob
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_bfloat16_training_is_the_float32_network_in_evaluation_mode(sparse):
+    fast, plain = _model_pair(precision="bfloat16", sparse_input=sparse)
+    assert type(fast.policy.mlp_extractor) is BFloat16TrainingExtractor
+    assert type(plain.policy.mlp_extractor) is not BFloat16TrainingExtractor
+    if sparse:
+        use_sparse_input(plain.policy)
+    obs, masks = _observations(128)
+    x = torch.as_tensor(obs)
+    for net in (fast.policy, plain.policy):
+        net.set_training_mode(False)
+    with torch.no_grad():
+        a = fast.policy.get_distribution(x, action_masks=masks).distribution.logits
+        b = plain.policy.get_distribution(x, action_masks=masks).distribution.logits
+        assert torch.equal(a, b)
+        assert torch.equal(fast.policy.predict_values(x), plain.policy.predict_values(x))
+    assert all(p.dtype == torch.float32 for p in fast.policy.parameters())
+
+
+def test_bfloat16_training_mode_is_close_with_float32_gradients():
+    fast, plain = _model_pair(precision="bfloat16")
+    obs, masks = _observations(256)
+    x, actions = torch.as_tensor(obs), torch.as_tensor(np.argmax(masks, 1))
+    for net in (fast.policy, plain.policy):
+        net.set_training_mode(True)
+    loss_f, values_f, log_prob_f = _loss(fast.policy, x, masks, actions)
+    loss_p, values_p, log_prob_p = _loss(plain.policy, x, masks, actions)
+    assert values_f.dtype == log_prob_f.dtype == torch.float32
+    assert not torch.equal(log_prob_f, log_prob_p)  # bfloat16 really ran
+    torch.testing.assert_close(log_prob_f, log_prob_p, rtol=0.02, atol=0.02)
+    torch.testing.assert_close(values_f, values_p, rtol=0.02, atol=0.02)
+    loss_f.backward()
+    loss_p.backward()
+    for (name, a), b in zip(fast.policy.named_parameters(), plain.policy.parameters(), strict=True):
+        assert a.grad.dtype == torch.float32, name
+        cos = torch.nn.functional.cosine_similarity(a.grad.flatten(), b.grad.flatten(), dim=0)
+        assert cos > 0.99, (name, float(cos))
+
+
+def test_bfloat16_training_is_refused_for_the_event_reader():
+    cfg = {"game": "brilliant_boar_v0", "env": {"num_players": 2}, "history_k": 8, "total_timesteps": 256,
+           "policy": {"kind": "event_reader", "precision": "bfloat16"}}  # fmt: skip
+    with pytest.raises(ValueError, match="policy.precision=bfloat16 applies to policy.kind 'mlp'"):
+        parse_train_config(cfg)
+    with pytest.raises(ValueError, match="policy.precision"):
+        parse_train_config({**CONFIG, "policy": {"precision": "float16"}})
+
+
+def test_bfloat16_training_leaves_a_policy_without_an_mlp_extractor_alone():
+    assert use_bfloat16_training(nn.Sequential(nn.Linear(4, 4))) is False
+    fast, _ = _model_pair()
+    assert use_bfloat16_training(fast.policy) is True
+    assert use_bfloat16_training(fast.policy) is True  # idempotent
+    assert type(fast.policy.mlp_extractor) is BFloat16TrainingExtractor

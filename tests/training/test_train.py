@@ -188,8 +188,9 @@ def test_background_evaluation_is_deterministic_and_scores_what_it_saves(tmp_pat
     """evaluation.background: the evaluations play in a second process while PPO goes on.
     Two runs give the same history and weights whatever the timing; every evaluation after
     the clone is a real one (on weights that moved); `best` holds the weights its evaluation
-    played (evaluated again inline, they score the same) and `last` the final ones."""
-    from braincards.training.learning.schedule import run_evaluation
+    played (evaluated again inline, they score the same) and `last` the final ones. The
+    heuristic reference, played in its own process from the start, is the inline one."""
+    from braincards.training.learning.schedule import baseline_evaluation, run_evaluation
 
     data = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 192, "n_envs": 2,
             "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "learning_rate": 3e-3},
@@ -213,6 +214,8 @@ def test_background_evaluation_is_deterministic_and_scores_what_it_saves(tmp_pat
     again = run_evaluation(load_policy(tmp_path / "x" / "best", name="learner"), cfg)
     assert {"timesteps": meta["timesteps"], **again} == meta["evaluation"]
     assert read_metadata(tmp_path / "x" / "last")["timesteps"] == 192
+    assert x["baseline"] == y["baseline"] == baseline_evaluation(cfg)
+    assert not [c for c in __import__("multiprocessing").active_children() if "evaluation.background" in c.name]
 
 
 def test_background_evaluation_reports_a_failed_evaluation(tmp_path, monkeypatch):
@@ -414,7 +417,7 @@ def test_replay_chunks_fits_each_chunk_with_the_previous_ones(monkeypatch):
     monkeypatch.setattr(pretraining, "record_games",
                         lambda *a: recorded.append(real_record(*a)) or recorded[-1])  # fmt: skip
     monkeypatch.setattr(pretraining, "_fit", lambda policy, opt, p, rng, obs, *rest: (
-        fitted.append(np.asarray(obs)), real_fit(policy, opt, p, rng, obs, *rest)))  # fmt: skip
+        fitted.append(np.array(obs)), real_fit(policy, opt, p, rng, obs, *rest)))  # fmt: skip
     venv = make_vec_env(cfg)
     model = build_model(cfg, venv, None)
     pretraining.pretrain(model, cfg, [make_learner_env(cfg, 0)], log=_quiet)
@@ -424,6 +427,30 @@ def test_replay_chunks_fits_each_chunk_with_the_previous_ones(monkeypatch):
     assert np.array_equal(fitted[1], np.concatenate(chunks[:2]))
     assert np.array_equal(fitted[2], np.concatenate(chunks[1:]))
     venv.close()
+
+
+def test_joined_chunks_are_torch_cat_in_reused_buffers():
+    """The replayed chunks are joined into buffers that are reused from chunk to chunk: each
+    join is ``torch.cat`` of the kept chunks, row for row, whatever their sizes; a buffer
+    grows only when the rows outgrow it; a column of Nones (no hand targets) stays None."""
+    import collections
+
+    from braincards.training.learning.pretrain import _Joined
+
+    rng = torch.Generator().manual_seed(0)
+    kept, joined = collections.deque(maxlen=3), _Joined(3)
+    pointers = []
+    for size in (5, 9, 7, 30, 8, 8, 100, 3, 6):
+        kept.append((torch.randn(size, 4, generator=rng), torch.randint(0, 9, (size,), generator=rng), None))
+        if len(kept) == 1:
+            continue
+        obs, act, hand = joined.join(kept)
+        assert torch.equal(obs, torch.cat([k[0] for k in kept])) and obs.shape == (sum(len(k[0]) for k in kept), 4)
+        assert torch.equal(act, torch.cat([k[1] for k in kept])) and act.dtype == torch.int64
+        assert hand is None
+        pointers.append(obs.data_ptr())
+    assert len(set(pointers)) < len(pointers)  # reused, not allocated for every chunk
+    assert len(set(pointers)) >= 2  # grown when a large chunk came
 
 
 def _record_ahead_run(monkeypatch, **pretrain_options):
@@ -498,6 +525,38 @@ def test_fused_adam_fits_with_the_fused_kernel(monkeypatch):
     _record_ahead_run(monkeypatch, fused_adam=True, games=3)
     _record_ahead_run(monkeypatch, games=3)
     assert [kw["fused"] for kw in made] == [True, None]
+
+
+def test_ppo_fused_adam_builds_a_fused_optimizer_with_sb3s_eps():
+    from braincards.training.learning.sb3 import build_model, make_vec_env
+
+    base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 1,
+            "ppo": {"n_steps": 32, "batch_size": 32}}  # fmt: skip
+    for fused in (True, False):
+        cfg = parse_train_config({**base, "ppo": {**base["ppo"], "fused_adam": fused}})
+        group = build_model(cfg, make_vec_env(cfg), None).policy.optimizer.param_groups[0]
+        assert group["eps"] == 1e-5 and bool(group["fused"]) is fused
+
+
+def test_bfloat16_and_fused_training_is_deterministic_and_learns(tmp_path):
+    """policy.precision bfloat16 with ppo.fused_adam and pretrain.fused_adam: a short cloning
+    and PPO run gives the same weights twice, other weights than float32, and a clone that
+    agrees with its teacher."""
+    data = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
+            "policy": {"net_arch": [64, 64], "precision": "bfloat16", "sparse_input": True},
+            "ppo": {"n_steps": 32, "batch_size": 32, "fused_adam": True},
+            "pretrain": {"teacher": "greedy", "games": 40, "chunk_games": 20, "epochs": 4, "fused_adam": True},
+            "evaluation": {"every": 64, "games": 2}}  # fmt: skip
+    for run, precision in (("x", "bfloat16"), ("y", "bfloat16"), ("z", "float32")):
+        data["policy"]["precision"] = precision
+        train(parse_train_config(data), tmp_path / run, progress=False, log=_quiet)
+    x, y, z = (read_checkpoint(tmp_path / run / "last")[1] for run in "xyz")
+    assert all(torch.equal(x[k], y[k]) for k in x)
+    assert any(not torch.equal(x[k], z[k]) for k in x)
+    assert all(v.dtype == torch.float32 for v in x.values())
+    cloned = {run: json.loads((tmp_path / run / "evaluations.json").read_text())["pretrain"] for run in "xz"}
+    assert cloned["x"]["agreement"] > 0.5
+    assert abs(cloned["x"]["agreement"] - cloned["z"]["agreement"]) < 0.1
 
 
 def test_dagger_after_chooses_when_the_learner_takes_over():
@@ -583,3 +642,14 @@ def test_background_evaluation_is_refused_by_rllib():
     check_rllib_backend(parse_train_config(base))
     with pytest.raises(ValueError, match="evaluation.background is an option of the SB3 backend"):
         check_rllib_backend(parse_train_config({**base, "evaluation": {"background": True}}))
+
+
+@pytest.mark.parametrize("key, section, value", [
+    ("policy.sparse_input", "policy", {"sparse_input": True}),
+    ("policy.precision", "policy", {"precision": "bfloat16"}),
+    ("ppo.fused_adam", "ppo", {"fused_adam": True}),
+])  # fmt: skip
+def test_sb3_network_options_are_refused_by_rllib(key, section, value):
+    base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64}
+    with pytest.raises(ValueError, match=f"{key} is an option of the SB3 backend"):
+        check_rllib_backend(parse_train_config({**base, section: value}))

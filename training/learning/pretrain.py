@@ -152,12 +152,14 @@ def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
     p = cfg.pretrain
     rng = np.random.default_rng([cfg.seed, 7])
     policy = model.policy
+    policy.set_training_mode(False)  # acting and statistics in evaluation mode; _fit trains
     opt = torch.optim.Adam(policy.parameters(), lr=p.learning_rate, fused=True if p.fused_adam else None)
     hand_target = _hand_target(policy, envs[0]) if p.hand_coef > 0 else None
     recorder = Recorder(cfg, envs, policy) if p.record_ahead else None
     teachers = None if recorder else [[make_policy(p.teacher, cfg.game, cfg.env) for _ in env.agents] for env in envs]
     done, stats = 0, {}
     kept = collections.deque(maxlen=p.replay_chunks)  # the chunks fitted together
+    joined = _Joined(p.replay_chunks)
     try:
         if recorder:
             recorder.ask(0, policy)
@@ -183,7 +185,7 @@ def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
             hand_t = torch.as_tensor(hand_target(obs)) if hand_target else None
             held_out = _agreement(policy, obs_t, masks, act_t) if done > n else None
             kept.append((obs_t, masks_t, act_t, ret_t, hand_t))
-            fit = kept[0] if len(kept) == 1 else [None if t[0] is None else torch.cat(t) for t in zip(*kept, strict=True)]
+            fit = kept[0] if len(kept) == 1 else joined.join(kept)
             _fit(policy, opt, p, rng, *fit)
             if recorder and not ahead and done < p.games:
                 recorder.ask(done, policy)
@@ -192,6 +194,38 @@ def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
         if recorder:
             recorder.close()
     return stats
+
+
+class _Joined:
+    """The kept chunks' tensors joined end to end (``torch.cat``) into buffers reused from one
+    chunk to the next: the same rows in the same order as a fresh ``torch.cat``, without
+    allocating (and faulting in) about a GB of new memory for every chunk. A buffer that is
+    too small grows to a quarter more rows than ``chunks`` chunks of the newest one's size
+    would need (or than needed, if more)."""
+
+    GROWTH = 1.25
+
+    def __init__(self, chunks: int):
+        self._chunks = chunks
+        self._buffers: list[torch.Tensor | None] = []
+
+    def join(self, kept) -> list[torch.Tensor | None]:
+        columns = list(zip(*kept, strict=True))
+        if not self._buffers:
+            self._buffers = [None if c[0] is None else torch.empty((0, *c[0].shape[1:]), dtype=c[0].dtype)
+                             for c in columns]  # fmt: skip
+        out = []
+        for i, column in enumerate(columns):
+            buffer = self._buffers[i]
+            if buffer is None:
+                out.append(None)
+                continue
+            rows = sum(len(t) for t in column)
+            if rows > len(buffer):
+                size = int(max(rows, len(column[-1]) * self._chunks) * self.GROWTH)
+                buffer = self._buffers[i] = torch.empty((size, *buffer.shape[1:]), dtype=buffer.dtype)
+            out.append(torch.cat(column, out=buffer[:rows]))
+        return out
 
 
 def _chunk_stats(policy, p, done, obs_t, masks, act_t, ret_t, hand_t, held_out, lr, learner, log) -> dict:
@@ -243,6 +277,7 @@ class Recorder:
 
 def _recorder_setup(cfg, envs, policy) -> tuple:
     set_torch_threads(cfg.torch_threads)
+    policy.set_training_mode(False)  # the copy only acts
     teachers = [[make_policy(cfg.pretrain.teacher, cfg.game, cfg.env) for _ in env.agents] for env in envs]
     return cfg, envs, teachers, policy, np.random.default_rng([cfg.seed, 7, 1])
 

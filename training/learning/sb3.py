@@ -51,14 +51,20 @@ from ..agents.checkpoint import (
     save_checkpoint,
 )
 from ..agents.event_reader import EventReaderPolicy
-from ..agents.layers import use_sparse_input
+from ..agents.layers import use_bfloat16_training, use_sparse_input
 from ..agents.locations import resolve_checkpoint
 from ..agents.network import CheckpointPolicy, set_torch_threads
 from ..evaluation.stats import fmt_interval
 from .config import TrainConfig, config_dict
 from .learner_env import LearnerEnv, OpponentPool
 from .pretrain import pretrain, pretrain_envs
-from .schedule import BackgroundEvaluation, SnapshotSchedule, baseline_evaluation, run_evaluation
+from .schedule import (
+    BackgroundBaseline,
+    BackgroundEvaluation,
+    SnapshotSchedule,
+    baseline_evaluation,
+    run_evaluation,
+)
 
 matplotlib.use("Agg")
 
@@ -130,6 +136,8 @@ def build_model(cfg: TrainConfig, venv, tensorboard_dir: str | None):
     else:
         policy = "MlpPolicy"
         kwargs["net_arch"] = {"pi": arch, "vf": list(arch)}
+    if p.fused_adam:  # sb3-contrib's own eps for Adam, which it sets only without optimizer_kwargs
+        kwargs["optimizer_kwargs"] = {"eps": 1e-5, "fused": True}
     model = MaskablePPO(
         policy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
         batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
@@ -139,6 +147,8 @@ def build_model(cfg: TrainConfig, venv, tensorboard_dir: str | None):
     )  # fmt: skip
     if pol.sparse_input:
         use_sparse_input(model.policy)
+    if pol.precision == "bfloat16":
+        use_bfloat16_training(model.policy)
     return model
 
 
@@ -256,18 +266,25 @@ class Trainer:
                              f"total_timesteps is {cfg.total_timesteps}")  # fmt: skip
         self.log(f"training {cfg.game} {cfg.env} ({cfg.mode} mode) for {remaining} timesteps, "
                  f"{cfg.n_envs} envs, seed {cfg.seed}, torch threads {cfg.torch_threads} -> {self.out}")  # fmt: skip
-        self.baseline = baseline_evaluation(cfg, self.eval_workers)
-        self.pretrained = None
-        if cfg.pretrain is not None and not self.resume_from:
-            t = time.perf_counter()
-            envs = pretrain_envs(cfg, functools.partial(make_learner_env, cfg))
-            self.pretrained = pretrain(self.model, cfg, envs, self.log)
-            self.pretrained["seconds"] = round(time.perf_counter() - t, 1)
+        # the heuristic reference: inline, or with evaluation.background on the second core
+        # while the trainer clones and learns
+        baseline = BackgroundBaseline(cfg, self.eval_workers) if cfg.evaluation.background else None
         try:
+            self.baseline = baseline_evaluation(cfg, self.eval_workers) if baseline is None else None
+            self.pretrained = None
+            if cfg.pretrain is not None and not self.resume_from:
+                t = time.perf_counter()
+                envs = pretrain_envs(cfg, functools.partial(make_learner_env, cfg))
+                self.pretrained = pretrain(self.model, cfg, envs, self.log)
+                self.pretrained["seconds"] = round(time.perf_counter() - t, 1)
             self._learn(remaining)
+            if baseline is not None:
+                self.baseline = baseline.result()
         finally:
             if self.background is not None:
                 self.background.close()
+            if baseline is not None:
+                baseline.close()
         self.speed["run_seconds"] = round(time.perf_counter() - run_t0, 1)
         self.venv.close()
         files.write_json(self.out / "evaluations.json",

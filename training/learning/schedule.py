@@ -68,6 +68,38 @@ def baseline_evaluation(cfg: TrainConfig, workers: int = 1) -> dict:
     return run_evaluation(baseline, cfg, workers=workers)
 
 
+class BackgroundBaseline:
+    """``evaluation.background``: :func:`baseline_evaluation` in a
+    :class:`~braincards.training.processes.Worker` process, started before pretraining and
+    collected with :meth:`result` at the end of the run, so that the heuristic reference is
+    played on the second core while the trainer clones and learns. Its result is the one
+    :func:`baseline_evaluation` gives in the trainer (the same seeds and tables)."""
+
+    def __init__(self, cfg: TrainConfig, workers: int = 1):
+        self._worker = Worker("evaluation.background's baseline process", _baseline_setup, _baseline_run,
+                              (cfg, workers))  # fmt: skip
+        self._worker.send("baseline")  # any request but None, which stops a Worker
+
+    def result(self) -> dict:
+        """The baseline's evaluation (waits for it); the process has ended after it."""
+        try:
+            return self._worker.receive()
+        finally:
+            self._worker.close()
+
+    def close(self) -> None:
+        self._worker.close()
+
+
+def _baseline_setup(cfg: TrainConfig, workers: int) -> tuple:
+    set_torch_threads(cfg.torch_threads)
+    return cfg, workers
+
+
+def _baseline_run(state: tuple, _request) -> dict:
+    return baseline_evaluation(*state)
+
+
 class BackgroundEvaluation:
     """``evaluation.background``: :func:`run_evaluation` in a
     :class:`~braincards.training.processes.Worker` process, so that training goes on while
