@@ -33,6 +33,7 @@ SHIPPED = {
     "the_brain/ppo_3p_pimc": "configs/the_brain/train_3p_pimc.yaml",
     "the_brain/ppo_3p_long": "configs/the_brain/train_3p_long.yaml",
     "oh_my_brain/ppo_2p": "configs/oh_my_brain/train_2p.yaml",
+    "oh_my_brain/ppo_2p_long": "configs/oh_my_brain/train_2p_long.yaml",
     "oh_my_brain/ppo_3p": "configs/oh_my_brain/train_3p.yaml",
     "oh_my_brain/ppo_4p": "configs/oh_my_brain/train_4p.yaml",
     "oh_my_brain/ppo_5p": "configs/oh_my_brain/train_5p.yaml",

@@ -3,6 +3,7 @@ no top-level ``envs`` or ``training`` module (DESIGN: users' repos have such fol
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -25,8 +26,13 @@ def _packages_in_tree(folder: str, prefix: str) -> set[str]:
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     build_dir = tmp_path_factory.mktemp("build")
+    # setuptools builds in the source tree (build/, *.egg-info): a copy of it, so that two
+    # test workers building at once (each runs this fixture) cannot break each other's build
+    source = build_dir / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", ".*-venv", "build", "runs", "site", "*.egg-info", "__pycache__"))  # fmt: skip
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v", "-w", str(out), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v", "-w", str(out), str(source)],
         check=True, cwd=build_dir, capture_output=True, text=True,
     )  # fmt: skip
     (found,) = out.glob("braincards-*.whl")
