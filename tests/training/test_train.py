@@ -417,7 +417,7 @@ def test_replay_chunks_fits_each_chunk_with_the_previous_ones(monkeypatch):
     monkeypatch.setattr(pretraining, "record_games",
                         lambda *a: recorded.append(real_record(*a)) or recorded[-1])  # fmt: skip
     monkeypatch.setattr(pretraining, "_fit", lambda policy, opt, p, rng, obs, *rest: (
-        fitted.append(np.array(obs)), real_fit(policy, opt, p, rng, obs, *rest)))  # fmt: skip
+        fitted.append(obs.numpy().copy()), real_fit(policy, opt, p, rng, obs, *rest)))  # fmt: skip
     venv = make_vec_env(cfg)
     model = build_model(cfg, venv, None)
     pretraining.pretrain(model, cfg, [make_learner_env(cfg, 0)], log=_quiet)
