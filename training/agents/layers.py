@@ -87,16 +87,16 @@ class BFloat16TrainingExtractor(MlpExtractor):
     it is the float32 extractor, bit for bit."""
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        if not self.training:
-            return self.policy_net(features)
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            return self.policy_net(features).float()
+        return self._run(self.policy_net, features)
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self._run(self.value_net, features)
+
+    def _run(self, head: nn.Module, features: torch.Tensor) -> torch.Tensor:
         if not self.training:
-            return self.value_net(features)
+            return head(features)
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            return self.value_net(features).float()
+            return head(features).float()
 
 
 def use_bfloat16_training(policy: nn.Module) -> bool:

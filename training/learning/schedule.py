@@ -81,11 +81,8 @@ class BackgroundBaseline:
         self._worker.send("baseline")  # any request but None, which stops a Worker
 
     def result(self) -> dict:
-        """The baseline's evaluation (waits for it); the process has ended after it."""
-        try:
-            return self._worker.receive()
-        finally:
-            self._worker.close()
+        """The baseline's evaluation (waits for it)."""
+        return self._worker.receive()
 
     def close(self) -> None:
         self._worker.close()
