@@ -1,9 +1,18 @@
 """A trained network with a small search at decision time (spec ``guided``, The Brain).
 
-``guided:checkpoint=NAME,top=K``: at every decision the checkpoint's network ranks the legal
-actions (most likely first) and proposes its ``top`` K; the one-ply look-ahead of ``greedy``
-(:meth:`~.greedy.TheBrainGreedy.action_scores`: the value of the best whole turn through an
-action) picks the best of them, the network's order breaking ties. ``top=1`` is the network
+``guided:checkpoint=NAME,top=K[,judge=greedy|pimc][,samples=N,nodes=N]``: at every decision
+the checkpoint's network ranks the legal actions (most likely first) and proposes its ``top``
+K; a judge scores them and the best is played, the network's order breaking ties. The
+judges:
+
+* ``greedy`` (the default): the one-ply look-ahead of ``greedy``
+  (:meth:`~.greedy.TheBrainGreedy.action_scores`: the value of the best whole turn through an
+  action);
+* ``pimc``: the PIMC search (:meth:`~.pimc.PIMCPolicy.vote`: in how many of ``samples``
+  sampled deals the action is proven to win, the solver's budget ``nodes`` per deal and
+  action), run over the K proposals only - a policy prior that cuts the search's cost to
+  K of the legal actions.
+ ``top=1`` is the network
 alone; ``top`` at least the number of legal actions lets the look-ahead choose among all of
 them, breaking its ties by the network. In between, the network prunes what the search
 considers, as a policy prior does - the pure network and the network plus search are
@@ -18,23 +27,34 @@ from braincards.envs import the_brain
 from ..network import CheckpointPolicy, load_policy
 from ..policy import legal_actions, parse_spec_params
 from .greedy import TheBrainGreedy, make_greedy
+from .pimc import PIMCPolicy, make_pimc
 
 DEFAULT_TOP = 3
+JUDGES = ("greedy", "pimc")
 
 
 class GuidedPolicy:
-    """The network proposes its ``top`` most likely legal actions, greedy's look-ahead picks
-    one (see the module docstring). Deterministic."""
+    """The network proposes its ``top`` most likely legal actions, the judge (``greedy``'s
+    look-ahead or a :class:`~.pimc.PIMCPolicy`) picks one (see the module docstring).
+    Deterministic with greedy, reproducible under ``reset(seed)`` with PIMC."""
 
-    def __init__(self, network: CheckpointPolicy, greedy: TheBrainGreedy, top: int = DEFAULT_TOP,
+    def __init__(self, network: CheckpointPolicy, judge: TheBrainGreedy | PIMCPolicy, top: int = DEFAULT_TOP,
                  name: str = "guided"):  # fmt: skip
         if top < 1:
             raise ValueError(f"top={top}: the network's proposals, an integer >= 1")
-        self.network, self.greedy, self.top, self.name = network, greedy, int(top), name
+        if not isinstance(judge, TheBrainGreedy | PIMCPolicy):
+            raise TypeError(f"the judge is a TheBrainGreedy or a PIMCPolicy, not {type(judge).__name__}")
+        self.network, self.judge, self.top, self.name = network, judge, int(top), name
 
     def reset(self, seed: int | None = None) -> None:
         self.network.reset(seed)
-        self.greedy.reset(seed)
+        self.judge.reset(seed)
+
+    def scores(self, observation: dict, proposed: list[int]) -> dict[int, float]:
+        """The judge's score of each proposed action (higher is better)."""
+        if isinstance(self.judge, PIMCPolicy):
+            return self.judge.vote(observation, proposed)
+        return self.judge.action_scores(observation)
 
     def proposals(self, observation: dict) -> list[int]:
         """The network's ``top`` most likely legal actions, most likely first."""
@@ -47,29 +67,47 @@ class GuidedPolicy:
         proposed = self.proposals(observation)
         if len(proposed) == 1:
             return proposed[0]
-        scores = self.greedy.action_scores(observation)
+        scores = self.scores(observation, proposed)
         return max(proposed, key=lambda a: scores[a])  # the first of the best: the network's order
 
 
 def make_guided(game: str, config: dict | None = None, seed: int | None = None, *, checkpoint: str,
-                top: int = DEFAULT_TOP) -> GuidedPolicy:  # fmt: skip
-    """A :class:`GuidedPolicy` of ``checkpoint`` (a shipped name or a path) for ``game``."""
+                top: int = DEFAULT_TOP, judge: str = "greedy", samples: int | None = None,
+                nodes: int | None = None) -> GuidedPolicy:  # fmt: skip
+    """A :class:`GuidedPolicy` of ``checkpoint`` (a shipped name or a path) for ``game``, its
+    proposals judged by ``judge`` (``samples`` and ``nodes``: the PIMC judge's budget)."""
     if game != the_brain.SPEC.id:
         raise ValueError(f"the guided policy plays {the_brain.SPEC.title} only ({the_brain.SPEC.id} only), not {game}")
+    if judge not in JUDGES:
+        raise ValueError(f"unknown guided judge {judge!r}; allowed: {list(JUDGES)}")
+    if judge != "pimc" and (samples is not None or nodes is not None):
+        raise ValueError("samples and nodes are the pimc judge's budget: add judge=pimc, or leave them out")
     network = load_policy(checkpoint, game=game, config=config, seed=seed, name=checkpoint)
-    return GuidedPolicy(network, make_greedy(game, config, seed=seed), top=top,
-                        name=f"guided:checkpoint={checkpoint},top={top}")  # fmt: skip
+    name = f"guided:checkpoint={checkpoint},top={top}"
+    if judge == "pimc":
+        referee = make_pimc(game, config or {}, seed=seed, samples=samples, nodes=nodes)
+        name += f",judge=pimc,samples={referee.samples},nodes={referee.nodes}"
+    else:
+        referee = make_greedy(game, config, seed=seed)
+    return GuidedPolicy(network, referee, top=top, name=name)
 
 
 def guided_spec(params: str):
-    """``guided:checkpoint=NAME,top=K`` -> a factory(game, config, seed=...)."""
+    """``guided:checkpoint=NAME,top=K[,judge=pimc,samples=N,nodes=N]`` -> a factory(game,
+    config, seed=...)."""
     items = [p.strip() for p in params.split(",") if p.strip()]
     named = [p for p in items if p.split("=", 1)[0].strip() == "checkpoint"]
     if len(named) != 1 or not named[0].split("=", 1)[1].strip():
         raise ValueError("guided needs one checkpoint=NAME (a shipped name such as the_brain/ppo_3p, or a path), "
                          "e.g. guided:checkpoint=the_brain/ppo_3p,top=3")  # fmt: skip
     checkpoint = named[0].split("=", 1)[1].strip()
-    kw = parse_spec_params(",".join(p for p in items if p not in named), {"top": int}, spec="guided")
+    judges = [p for p in items if p.split("=", 1)[0].strip() == "judge"]
+    if len(judges) > 1:
+        raise ValueError(f"guided takes one judge=..., one of {list(JUDGES)}")
+    kw = parse_spec_params(",".join(p for p in items if p not in named + judges),
+                           {"top": int, "samples": int, "nodes": int}, spec="guided")  # fmt: skip
+    if judges:
+        kw["judge"] = judges[0].split("=", 1)[1].strip()
 
     def factory(game, config, seed=None):
         return make_guided(game, config, seed=seed, checkpoint=checkpoint, **kw)
@@ -77,4 +115,4 @@ def guided_spec(params: str):
     return factory
 
 
-__all__ = ["DEFAULT_TOP", "GuidedPolicy", "guided_spec", "make_guided"]
+__all__ = ["DEFAULT_TOP", "JUDGES", "GuidedPolicy", "guided_spec", "make_guided"]

@@ -318,30 +318,41 @@ class PIMCPolicy(LayoutPlayer):
         self.last_votes = {}
         if len(legal) == 1:
             return legal[0]
+        votes = self.vote(observation, legal)
+        # most wins (peeking, free information, takes them all); among equals (and when
+        # nothing is proven to win) the greedy's favourite
+        liking = self.fallback.action_scores(observation)
+        return max(legal, key=lambda a: (votes[a], liking.get(a, -float("inf")), -a))
+
+    def vote(self, observation: dict, candidates: list[int]) -> dict[int, int]:
+        """In how many of ``samples`` sampled deals each of ``candidates`` (legal actions of
+        ``observation``) is proven to win; also kept in ``last_votes``. At a peek decision
+        (free information) peeking takes every vote."""
         seen = decode_observation(np.asarray(observation["observation"]), self.layout)
-        if seen.decision == rules.PEEK:  # free information
-            return rules.PEEK_YES if rules.PEEK_YES in legal else legal[0]
-        votes = dict.fromkeys(legal, 0)
+        votes = dict.fromkeys(candidates, 0)
+        if seen.decision == rules.PEEK:
+            if rules.PEEK_YES in votes:
+                votes[rules.PEEK_YES] = self.samples
+            self.last_votes = votes
+            return votes
         for _ in range(self.samples):
             data = _sample_data(seen, self._rng, self.draw_optional, self.discard_peek)
             if seen.decision in _IN_TURN:  # straight to the compiled search
                 hold, disp, rem, done = _turn_start(seen, data)
                 solver = Solver(seen.num_seats, seen.limit, data["deck"], self.draw_optional, nodes=self.nodes)
-                for a in legal:
+                for a in candidates:
                     if solver.solve_turn(0, hold, disp, rem, done + (a,)) == WIN:
                         votes[a] += 1
                 continue
             state = rules.State.from_dict(data)  # a draw decision: through the rules engine
             solver = Solver.for_state(state, nodes=self.nodes)
-            for a in legal:
+            for a in candidates:
                 child = state.copy()
                 rules.apply_action(child, a)
                 if solver.solve(child) == WIN:
                     votes[a] += 1
         self.last_votes = votes
-        # most wins; among equals (and when nothing is proven to win) the greedy's favourite
-        liking = self.fallback.action_scores(observation)
-        return max(legal, key=lambda a: (votes[a], liking.get(a, -float("inf")), -a))
+        return votes
 
 
 def make_pimc(game: str, config: dict, seed: int | None = None, samples: int | None = None,
