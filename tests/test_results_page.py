@@ -21,7 +21,8 @@ REGENERATE = "python benchmarks/results_page.py"
 
 
 def test_results_page_is_the_rendering_of_the_measurements():
-    rendered = results_page.render_results(results_page.load_results(), results_page.load_crossplay())
+    rendered = results_page.render_results(results_page.load_results(), results_page.load_crossplay(),
+                                           results_page.load_search())  # fmt: skip
     assert (ROOT / "docs" / "results.md").read_text() == rendered, (
         f"docs/results.md differs from its rendering: do not edit it by hand; run `{REGENERATE}`"
     )
@@ -54,7 +55,8 @@ def test_every_shipped_checkpoint_is_measured_as_it_is_shipped(name):
 
 def test_no_measurement_of_a_checkpoint_that_is_not_shipped():
     measured = sorted(p.relative_to(results_page.RESULTS).with_suffix("").as_posix()
-                      for p in results_page.RESULTS.glob("*/*.json") if p.parent != results_page.CROSSPLAY)  # fmt: skip
+                      for p in results_page.RESULTS.glob("*/*.json")
+                      if p.parent not in (results_page.CROSSPLAY, results_page.SEARCH))  # fmt: skip
     assert measured == results_page.shipped()
 
 
@@ -88,6 +90,38 @@ def test_crossplay_rendering_shows_every_cell():
     assert "| `a/x` | 0.500 [0.250, 0.750] | 0.100 [0.000, 0.200] |" in page
     assert "| `b` | 0.100 [0.000, 0.200] | 0.900 [0.800, 1.000] |" in page
     assert "7 games per cell" in page
+
+
+@pytest.mark.parametrize("name", sorted(results_page.SEARCH_TABLES))
+def test_every_search_table_is_measured_with_its_specs(name):
+    """The search record of each table holds its shipped checkpoint's specs in the columns'
+    order (network, + greedy's look-ahead, + PIMC, greedy, pimc), at the table's config."""
+    path = results_page.SEARCH / f"{name}.json"
+    assert path.is_file(), f"run python benchmarks/results_page.py --search {name} --games 1000 --workers 2"
+    rec = json.loads(path.read_text())
+    config, checkpoint = results_page.SEARCH_TABLES[name]
+    assert rec["config"] == config and rec["checkpoint"] == checkpoint and checkpoint in results_page.shipped()
+    assert [c["spec"] for c in rec["cells"]] == results_page.search_specs(checkpoint)
+    assert len(results_page.SEARCH_COLUMNS) == len(rec["cells"])
+    for c in rec["cells"]:
+        assert 0.0 <= c["win_rate"]["lo"] <= c["win_rate"]["value"] <= c["win_rate"]["hi"] <= 1.0
+        assert c["ms_per_decision"] > 0
+
+
+def test_search_rendering_shows_every_cell_in_the_tables_order():
+    def rec(name, value):
+        cells = [{"spec": s, "win_rate": {"value": value, "lo": value - 0.1, "hi": value + 0.1}, "seconds": 2.0,
+                  "ms_per_decision": 0.5 + i} for i, s in enumerate(results_page.search_specs("the_brain/x"))]  # fmt: skip
+        return {"name": name, "game": "the_brain_v0", "config": {"num_players": 3}, "checkpoint": "the_brain/x",
+                "cells": cells, "games": 9, "seed": 4, "workers": 2, "measured": "2000-01-02",
+                "machine": {"cpus": 2, "torch": "2.13.0+cpu"}}  # fmt: skip
+
+    assert results_page.render_search([]) == []
+    page = "\n".join(results_page.render_search([rec("the_brain_3p_robber", 0.5), rec("the_brain_2p_robber", 0.25)]))
+    assert "| num_players=3 | `the_brain/x` | " + " | ".join(["0.500 [0.400, 0.600]"] * 5) + " |" in page
+    assert "| num_players=3 | 0.50 | 1.50 | 2.50 | 3.50 | 4.50 |" in page
+    assert "9 games per cell" in page and "seed 4, 2 worker processes" in page
+    assert page.index("0.500 [") < page.index("0.250 [")  # the records' order is kept by render_search
 
 
 def test_rendering_is_pure_and_shows_every_row():
