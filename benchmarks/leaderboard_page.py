@@ -38,8 +38,9 @@ BASELINES = {
 }
 
 
-# a shipped network with a small search at decision time, beside the pure networks
-SEARCH_GUIDED = {"the_brain_v0": ["guided:checkpoint=the_brain/ppo_3p_long,top=3"]}
+# a shipped network with a small search at decision time (each judge), beside the pure networks
+SEARCH_GUIDED = {"the_brain_v0": ["guided:checkpoint=the_brain/ppo_3p_long,top=3",
+                                  "guided:checkpoint=the_brain/ppo_3p_long,top=3,judge=pimc"]}  # fmt: skip
 
 
 def policies(game: str) -> list[str]:
