@@ -188,7 +188,8 @@ def test_background_evaluation_is_deterministic_and_scores_what_it_saves(tmp_pat
     """evaluation.background: the evaluations play in a second process while PPO goes on.
     Two runs give the same history and weights whatever the timing; every evaluation after
     the clone is a real one (on weights that moved); `best` holds the weights its evaluation
-    played (evaluated again inline, they score the same) and `last` the final ones. The
+    played (evaluated again inline, they score the same) and `last` the final ones, with their
+    own evaluation once it has come back. The
     heuristic reference, played in its own process from the start, is the inline one."""
     from braincards.training.learning.schedule import baseline_evaluation, run_evaluation
 
@@ -213,7 +214,11 @@ def test_background_evaluation_is_deterministic_and_scores_what_it_saves(tmp_pat
     cfg = parse_train_config(data)
     again = run_evaluation(load_policy(tmp_path / "x" / "best", name="learner"), cfg)
     assert {"timesteps": meta["timesteps"], **again} == meta["evaluation"]
-    assert read_metadata(tmp_path / "x" / "last")["timesteps"] == 192
+    last = read_metadata(tmp_path / "x" / "last")
+    assert last["timesteps"] == 192
+    assert last["evaluation"] == x["history"][-1]  # its own evaluation, saved when it came back
+    again = run_evaluation(load_policy(tmp_path / "x" / "last", name="learner"), cfg)
+    assert {"timesteps": 192, **again} == last["evaluation"]
     assert x["baseline"] == y["baseline"] == baseline_evaluation(cfg)
     assert not [c for c in __import__("multiprocessing").active_children() if "evaluation.background" in c.name]
 

@@ -316,6 +316,11 @@ class Trainer:
                       "pretrain_seconds": (self.pretrained or {}).get("seconds", 0.0)}  # fmt: skip
         self.evaluate_and_save(None)  # after the last update
         self.collect(None, wait=True)
+        final = [e for e in self.history if e["timesteps"] == self.model.num_timesteps]
+        if self.cfg.evaluation.background and final:  # `last` was saved before its evaluation came back
+            with torch.random.fork_rng(devices=[]):
+                save_checkpoint(self.model, self.out / "last", optimizer=True, **self._meta_kwargs(),
+                                evaluation=final[-1])  # fmt: skip
 
     def _meta_kwargs(self) -> dict:
         """The metadata every checkpoint of this run carries (but its evaluation)."""
@@ -360,7 +365,8 @@ class Trainer:
         ts = self.model.num_timesteps
         if self.cfg.evaluation.background:
             # `last` now (the point --resume continues from; its evaluation comes later, in
-            # `best` and evaluations.json); the weights go with the evaluation
+            # `best` and evaluations.json, and in `last` itself at the end of the run); the
+            # weights go with the evaluation
             save_checkpoint(self.model, self.out / "last", optimizer=True, **self._meta_kwargs())
             weights = detached_state(self.model.policy)
             if self.background is None:
