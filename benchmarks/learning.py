@@ -25,11 +25,13 @@ ROOT = Path(__file__).resolve().parents[1]
 # checkpoint name -> the training config it comes from
 SHIPPED = {
     "the_brain/ppo_solo": "configs/the_brain/train_solo.yaml",
+    "the_brain/ppo_solo_long": "configs/the_brain/train_solo_long.yaml",
     "the_brain/ppo_2p": "configs/the_brain/train_2p.yaml",
     "the_brain/ppo_2p_long": "configs/the_brain/train_2p_long.yaml",
     "the_brain/ppo_2p_longer": "configs/the_brain/train_2p_longer.yaml",
     "the_brain/ppo_3p": "configs/the_brain/train_3p.yaml",
     "the_brain/ppo_4p": "configs/the_brain/train_4p.yaml",
+    "the_brain/ppo_4p_longer": "configs/the_brain/train_4p_longer.yaml",
     "the_brain/ppo_3p_cat_burglar": "configs/the_brain/train_3p_cat_burglar.yaml",
     "the_brain/ppo_3p_pimc": "configs/the_brain/train_3p_pimc.yaml",
     "the_brain/ppo_3p_long": "configs/the_brain/train_3p_long.yaml",
