@@ -52,14 +52,14 @@ CROSSPLAY_SETS = {
 
 SEARCH = RESULTS / "search"
 # The Brain's learned policies with a small search at decision time (the guided spec, two
-# judges) next to the network alone and the two search bots, one table each: the shipped
-# checkpoint of that table in every seat
+# judges) next to the network alone and the two search bots, one table each: the table's best
+# shipped checkpoint in every seat
 SEARCH_TABLES = {
-    "the_brain_solo_robber": ({"num_players": 1, "difficulty": "robber"}, "the_brain/ppo_solo"),
-    "the_brain_2p_robber": ({"num_players": 2, "difficulty": "robber"}, "the_brain/ppo_2p_long"),
+    "the_brain_solo_robber": ({"num_players": 1, "difficulty": "robber"}, "the_brain/ppo_solo_long"),
+    "the_brain_2p_robber": ({"num_players": 2, "difficulty": "robber"}, "the_brain/ppo_2p_longer"),
     "the_brain_3p_robber": ({"num_players": 3, "difficulty": "robber"}, "the_brain/ppo_3p_long"),
-    "the_brain_4p_robber": ({"num_players": 4, "difficulty": "robber"}, "the_brain/ppo_4p"),
-    "the_brain_3p_cat_burglar": ({"num_players": 3, "difficulty": "cat_burglar"}, "the_brain/ppo_3p_cat_burglar"),
+    "the_brain_4p_robber": ({"num_players": 4, "difficulty": "robber"}, "the_brain/ppo_4p_longest"),
+    "the_brain_3p_cat_burglar": ({"num_players": 3, "difficulty": "cat_burglar"}, "the_brain/ppo_3p_cat_burglar_longer"),
 }
 SEARCH_COLUMNS = ("the network alone", "network + greedy's look-ahead", "network + PIMC", "greedy (the teacher)", "pimc")
 
@@ -232,10 +232,16 @@ def render_search(records: list[dict]) -> list[str]:
     for rec in records:
         env = ", ".join(f"{k}={v}" for k, v in rec["config"].items())
         lines.append(f"| {env} | " + " | ".join(f"{c['ms_per_decision']:.2f}" for c in rec["cells"]) + " |")
-    first = records[0]
-    lines += ["", f"- {first['games']:,} games per cell (the same deals in every cell of a row), seed {first['seed']}, "
-                  f"{first['workers']} worker processes, measured {first['measured']} on {first['machine']['cpus']} CPU "
-                  f"cores (torch {first['machine']['torch']}); `python benchmarks/results_page.py --search`.", ""]  # fmt: skip
+    lines.append("")
+    groups: dict[tuple, list[str]] = {}  # one line per way of measuring: tables measured apart can differ
+    for rec in records:
+        key = (rec["games"], rec["seed"], rec["workers"], rec["measured"], rec["machine"]["cpus"], rec["machine"]["torch"])
+        groups.setdefault(key, []).append(", ".join(f"{k}={v}" for k, v in rec["config"].items()))
+    for (games, seed, workers, measured, cpus, torch), tables in groups.items():
+        who = "every table" if len(groups) == 1 else "; ".join(tables)
+        lines.append(f"- {who}: {games:,} games per cell (the same deals in every cell of a row), seed {seed}, "
+                     f"{workers} worker processes, measured {measured} on {cpus} CPU cores (torch {torch}).")  # fmt: skip
+    lines += ["", "Re-measure with `python benchmarks/results_page.py --search [TABLE ...]`.", ""]
     return lines
 
 

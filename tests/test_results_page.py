@@ -120,8 +120,14 @@ def test_search_rendering_shows_every_cell_in_the_tables_order():
     page = "\n".join(results_page.render_search([rec("the_brain_3p_robber", 0.5), rec("the_brain_2p_robber", 0.25)]))
     assert "| num_players=3 | `the_brain/x` | " + " | ".join(["0.500 [0.400, 0.600]"] * 5) + " |" in page
     assert "| num_players=3 | 0.50 | 1.50 | 2.50 | 3.50 | 4.50 |" in page
-    assert "9 games per cell" in page and "seed 4, 2 worker processes" in page
+    assert "- every table: 9 games per cell" in page and "seed 4, 2 worker processes, measured 2000-01-02" in page
     assert page.index("0.500 [") < page.index("0.250 [")  # the records' order is kept by render_search
+    # tables measured apart get a line each, naming them
+    later = {**rec("the_brain_2p_robber", 0.25), "config": {"num_players": 2}, "measured": "2000-01-03"}
+    page = "\n".join(results_page.render_search([rec("the_brain_3p_robber", 0.5), later]))
+    assert "- num_players=3: 9 games per cell" in page and "measured 2000-01-02" in page
+    assert "- num_players=2: 9 games per cell" in page and "measured 2000-01-03" in page
+    assert "every table" not in page
 
 
 def test_rendering_is_pure_and_shows_every_row():
