@@ -10,6 +10,9 @@
 * :func:`sigterm_exits` makes SIGTERM raise ``SystemExit(143)`` in the main thread, so that
   cleanup (stopping workers, closing envs) runs, and ends the process for sure a few seconds
   later if that cleanup hangs.
+* :func:`deferred_signals` holds Ctrl-C and SIGTERM back to points the caller chooses, for
+  code (a process pool's bookkeeping) that an exception raised in the middle would leave
+  with a lock held.
 """
 
 from __future__ import annotations
@@ -80,6 +83,53 @@ def sigterm_exits(grace: float = SIGTERM_GRACE) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+class DeferredSignals:
+    """What :func:`deferred_signals` gives: the signals that arrived, not yet acted on."""
+
+    def __init__(self, previous: dict):
+        self._previous = previous  # signum -> the Python handler to call at a safe point
+        self.pending: list[int] = []
+
+    def _note(self, signum, frame) -> None:
+        if signum not in self.pending:
+            self.pending.append(signum)
+
+    def raise_pending(self) -> None:
+        """Act on the first signal that arrived, here and now, with the handler it would have
+        had: Ctrl-C raises KeyboardInterrupt, SIGTERM under :func:`sigterm_exits` SystemExit.
+        Does nothing when none arrived."""
+        if self.pending:
+            signum = self.pending.pop(0)
+            self.pending.clear()  # a second Ctrl-C while the first is handled is the same stop
+            self._previous[signum](signum, None)
+
+
+@contextlib.contextmanager
+def deferred_signals(signums=(signal.SIGINT, signal.SIGTERM)) -> Iterator[DeferredSignals]:
+    """While inside, Ctrl-C and SIGTERM only note their arrival; the caller acts on them with
+    :meth:`DeferredSignals.raise_pending` where an exception is safe. Python raises a signal's
+    exception between any two bytecodes, so one raised inside ``concurrent.futures`` (while a
+    future's lock is held, in ``wait`` or ``as_completed``) leaves that lock held, and the
+    pool's shutdown then waits for it for ever. A signal noted while an exception is already
+    leaving the block is dropped (the run is stopping anyway); one noted during a normal exit
+    is acted on after the handlers are restored. Only in the main thread, and only for the
+    signals whose handler is a Python function (default actions and ignored signals stay)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield DeferredSignals({})
+        return
+    previous = {s: signal.getsignal(s) for s in signums}
+    previous = {s: h for s, h in previous.items() if callable(h)}
+    deferred = DeferredSignals(previous)
+    for s in previous:
+        signal.signal(s, deferred._note)
+    try:
+        yield deferred
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+    deferred.raise_pending()
 
 
 class Worker:

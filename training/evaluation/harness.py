@@ -25,17 +25,19 @@ import signal
 import sys
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from tqdm import tqdm
 
 from braincards.envs import derive_seed, get_spec
-from braincards.training.processes import die_with_parent, sigterm_exits
+from braincards.training.processes import deferred_signals, die_with_parent, sigterm_exits
 
 from ..agents.checkpoint import CheckpointConfigWarning
 from ..agents.policy import history_k_of, spec_label
 from ..agents.specs import make_policy
+
+POLL_S = 0.1  # how often the parent looks for Ctrl-C or SIGTERM while its workers play
 
 
 def rotation(g: int, n: int, num_variants: int = 1) -> int:
@@ -263,20 +265,24 @@ def _run_in_pool(table_args: tuple, tasks: list, workers: int, make_bar) -> list
     # change a result. The pool starts before the progress bar's thread does.
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
-    with sigterm_exits():
+    # Ctrl-C and SIGTERM are acted on between waits only (deferred_signals says why)
+    with sigterm_exits(), deferred_signals() as signals:
         ex = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
                                  initargs=(os.getpid(), *table_args))  # fmt: skip
         procs: list = []
         finished = False
         try:
-            futures = [ex.submit(_worker_run, c) for c in chunks]
+            pending = {ex.submit(_worker_run, c) for c in chunks}
             procs = _pool_processes(ex)
             bar = make_bar()
             try:
-                for fut in as_completed(futures):
-                    recs = fut.result()
-                    results.extend(recs)
-                    bar.update(len(recs))
+                while pending:
+                    signals.raise_pending()
+                    done, pending = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        recs = fut.result()
+                        results.extend(recs)
+                        bar.update(len(recs))
             finally:
                 bar.close()
             finished = True
