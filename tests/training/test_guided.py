@@ -104,6 +104,33 @@ def test_the_pimc_judge_is_reproducible_under_a_seed_and_pimc_alone_plays_as_bef
         assert action == max(legal, key=lambda x: (votes[x], liking.get(x, -float("inf")), -x))
 
 
+def test_a_confident_network_plays_alone_and_an_unsure_one_asks_the_judge():
+    """confident=P: the judge is asked exactly where the network's top probability is below P."""
+    network = load_policy(CHECKPOINT, game=GAME, config=CONFIG)
+    greedy = make_greedy(GAME, CONFIG)
+    guided = GuidedPolicy(network, greedy, top=3, confident=0.9)
+    unsure = overruled = 0
+    for obs, action in _decisions(guided, games=6):
+        legal = np.flatnonzero(obs["action_mask"]).tolist()
+        ranked, p = network.ranked_with_probabilities(obs)
+        assert ranked == network.ranked(obs) and p.sum() == pytest.approx(1.0)
+        assert list(p) == sorted(p, reverse=True)
+        if len(legal) == 1:
+            assert action == legal[0]
+        elif p[0] >= 0.9:
+            assert action == ranked[0]  # left to the network
+        else:
+            unsure += 1
+            scores = greedy.action_scores(obs)
+            best = max(scores[a] for a in ranked[:3])
+            assert action == next(a for a in ranked[:3] if scores[a] == best)
+            overruled += action != ranked[0]
+    assert guided.trusted > 0 and guided.judged == unsure > 0 and overruled > 0
+    always = GuidedPolicy(network, greedy, top=3, confident=1.0)  # 1.0: asked unless certain
+    never = GuidedPolicy(network, greedy, top=3)
+    assert [a for _, a in _decisions(always, games=2)] == [a for _, a in _decisions(never, games=2)]
+
+
 def test_guided_spec_builds_and_plays_a_team():
     pol = make_policy(f"guided:checkpoint={CHECKPOINT},top=2", GAME, CONFIG)
     assert isinstance(pol, GuidedPolicy) and pol.top == 2 and pol.name == f"guided:checkpoint={CHECKPOINT},top=2"
@@ -111,6 +138,8 @@ def test_guided_spec_builds_and_plays_a_team():
     judged = make_policy(f"guided:checkpoint={CHECKPOINT},judge=pimc,samples=4", GAME, CONFIG)
     assert isinstance(judged.judge, PIMCPolicy) and (judged.judge.samples, judged.judge.nodes) == (4, 300)
     assert judged.name == f"guided:checkpoint={CHECKPOINT},top=3,judge=pimc,samples=4,nodes=300"
+    unsure = make_policy(f"guided:checkpoint={CHECKPOINT},judge=pimc,confident=0.95", GAME, CONFIG)
+    assert unsure.confident == 0.95 and unsure.name.endswith(",judge=pimc,samples=8,nodes=300,confident=0.95")
     r = evaluate(GAME, CONFIG, seats=[f"guided:checkpoint={CHECKPOINT},top=2"] * 3, games=6, seed=0, progress=False)
     assert r["games"] == 6 and 0.0 <= r["team"]["win_rate"]["value"] <= 1.0
 
@@ -121,7 +150,11 @@ def test_guided_spec_builds_and_plays_a_team():
     (f"guided:checkpoint={CHECKPOINT},checkpoint=the_brain/ppo_2p", GAME, "guided needs one checkpoint=NAME"),
     (f"guided:checkpoint={CHECKPOINT},top=0", GAME, "guided parameter top=0 must be >= 1"),
     (f"guided:checkpoint={CHECKPOINT},depth=2", GAME,
-     "unknown guided parameter 'depth'; allowed: \\['nodes', 'samples', 'top'\\]"),
+     "unknown guided parameter 'depth'; allowed: \\['confident', 'nodes', 'samples', 'top'\\]"),
+    (f"guided:checkpoint={CHECKPOINT},confident=0", GAME, "confident=0.0: the network's probability above which"),
+    (f"guided:checkpoint={CHECKPOINT},confident=1.5", GAME, "a number in \\(0, 1\\]"),
+    (f"guided:checkpoint={CHECKPOINT},confident=nan", GAME, "confident=nan"),
+    (f"guided:checkpoint={CHECKPOINT},confident=high", GAME, "guided parameter confident='high' must be a number"),
     (f"guided:checkpoint={CHECKPOINT},judge=oracle", GAME, "unknown guided judge 'oracle'; allowed: \\['greedy', 'pimc'\\]"),
     (f"guided:checkpoint={CHECKPOINT},judge=pimc,judge=greedy", GAME, "guided takes one judge="),
     (f"guided:checkpoint={CHECKPOINT},samples=4", GAME, "samples and nodes are the pimc judge's budget"),

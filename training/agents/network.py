@@ -92,10 +92,17 @@ class CheckpointPolicy:
 
     def ranked(self, observation: dict) -> list[int]:
         """The legal actions, most likely first (ties in action order)."""
+        return self.ranked_with_probabilities(observation)[0]
+
+    def ranked_with_probabilities(self, observation: dict) -> tuple[list[int], np.ndarray]:
+        """The legal actions, most likely first (ties in action order), and the network's
+        probability of each (a softmax over the legal actions only), in the same order."""
         obs = self._checked(observation)
         legal = legal_actions(observation)
-        order = np.argsort(-self._logits(obs)[legal], kind="stable")
-        return [int(a) for a in legal[order]]
+        logits = self._logits(obs)[legal]
+        order = np.argsort(-logits, kind="stable")
+        p = np.exp(logits[order] - logits[order[0]])
+        return [int(a) for a in legal[order]], p / p.sum()
 
     def _checked(self, observation: dict) -> np.ndarray:
         obs = observation["observation"]

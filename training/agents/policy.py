@@ -66,8 +66,8 @@ def history_k_of(policies) -> int:
 
 def parse_spec_params(text: str, allowed: dict, spec: str = "policy") -> dict:
     """The parameters of a spec string, ``"samples=16,nodes=2000"`` -> ``{"samples": 16,
-    "nodes": 2000}``; ``allowed`` maps each name to its type (ints, each >= 1). ``spec``
-    names the policy in the errors."""
+    "nodes": 2000}``; ``allowed`` maps each name to its type: ``int`` (each >= 1) or ``float``
+    (its range is the policy's to check). ``spec`` names the policy in the errors."""
     out = {}
     for item in filter(None, (p.strip() for p in text.split(","))):
         if "=" not in item:
@@ -76,11 +76,13 @@ def parse_spec_params(text: str, allowed: dict, spec: str = "policy") -> dict:
         key, value = (x.strip() for x in item.split("=", 1))
         if key not in allowed:
             raise ValueError(f"unknown {spec} parameter {key!r}; allowed: {sorted(allowed)}")
+        kind = allowed[key]
         try:
-            v = allowed[key](value)
+            v = kind(value)
         except ValueError:
-            raise ValueError(f"{spec} parameter {key}={value!r} must be an integer") from None
-        if v < 1:
+            what = "an integer" if kind is int else "a number"
+            raise ValueError(f"{spec} parameter {key}={value!r} must be {what}") from None
+        if kind is int and v < 1:
             raise ValueError(f"{spec} parameter {key}={v} must be >= 1")
         out[key] = v
     return out

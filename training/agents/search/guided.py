@@ -1,6 +1,6 @@
 """A trained network with a small search at decision time (spec ``guided``, The Brain).
 
-``guided:checkpoint=NAME,top=K[,judge=greedy|pimc][,samples=N,nodes=N]``: at every decision
+``guided:checkpoint=NAME,top=K[,judge=greedy|pimc][,samples=N,nodes=N][,confident=P]``: at every decision
 the checkpoint's network ranks the legal actions (most likely first) and proposes its ``top``
 K; a judge scores them and the best is played, the network's order breaking ties. The
 judges:
@@ -12,7 +12,9 @@ judges:
   sampled deals the action is proven to win, the solver's budget ``nodes`` per deal and
   action), run over the K proposals only - a policy prior that cuts the search's cost to
   K of the legal actions.
- ``top=1`` is the network
+With ``confident=P`` the judge is asked only where the network is unsure: a decision where
+the network gives its most likely legal action probability ``P`` or more is the network's
+alone, so the search's cost goes where the network hesitates. ``top=1`` is the network
 alone; ``top`` at least the number of legal actions lets the look-ahead choose among all of
 them, breaking its ties by the network. In between, the network prunes what the search
 considers, as a policy prior does - the pure network and the network plus search are
@@ -33,18 +35,28 @@ DEFAULT_TOP = 3
 JUDGES = ("greedy", "pimc")
 
 
+def _check_confident(confident: float | None) -> None:
+    if confident is not None and not 0.0 < confident <= 1.0:
+        raise ValueError(f"confident={confident}: the network's probability above which the judge is "
+                         f"not asked, a number in (0, 1]")  # fmt: skip
+
+
 class GuidedPolicy:
     """The network proposes its ``top`` most likely legal actions, the judge (``greedy``'s
     look-ahead or a :class:`~.pimc.PIMCPolicy`) picks one (see the module docstring).
     Deterministic with greedy, reproducible under ``reset(seed)`` with PIMC."""
 
     def __init__(self, network: CheckpointPolicy, judge: TheBrainGreedy | PIMCPolicy, top: int = DEFAULT_TOP,
-                 name: str = "guided"):  # fmt: skip
+                 name: str = "guided", confident: float | None = None):  # fmt: skip
         if top < 1:
             raise ValueError(f"top={top}: the network's proposals, an integer >= 1")
         if not isinstance(judge, TheBrainGreedy | PIMCPolicy):
             raise TypeError(f"the judge is a TheBrainGreedy or a PIMCPolicy, not {type(judge).__name__}")
+        _check_confident(confident)
         self.network, self.judge, self.top, self.name = network, judge, int(top), name
+        self.confident = None if confident is None else float(confident)
+        self.judged = 0  # decisions the judge was asked about (two or more proposals)
+        self.trusted = 0  # decisions left to the network because it was confident
 
     def reset(self, seed: int | None = None) -> None:
         self.network.reset(seed)
@@ -64,24 +76,31 @@ class GuidedPolicy:
         legal = legal_actions(observation)
         if legal.size == 1:
             return int(legal[0])
-        proposed = self.proposals(observation)
+        ranked, p = self.network.ranked_with_probabilities(observation)
+        if self.confident is not None and p[0] >= self.confident:
+            self.trusted += 1
+            return ranked[0]
+        proposed = ranked[: self.top]
         if len(proposed) == 1:
             return proposed[0]
+        self.judged += 1
         scores = self.scores(observation, proposed)
         return max(proposed, key=lambda a: scores[a])  # the first of the best: the network's order
 
 
 def make_guided(game: str, config: dict | None = None, seed: int | None = None, *, checkpoint: str,
                 top: int = DEFAULT_TOP, judge: str = "greedy", samples: int | None = None,
-                nodes: int | None = None) -> GuidedPolicy:  # fmt: skip
+                nodes: int | None = None, confident: float | None = None) -> GuidedPolicy:  # fmt: skip
     """A :class:`GuidedPolicy` of ``checkpoint`` (a shipped name or a path) for ``game``, its
-    proposals judged by ``judge`` (``samples`` and ``nodes``: the PIMC judge's budget)."""
+    proposals judged by ``judge`` (``samples`` and ``nodes``: the PIMC judge's budget) where
+    the network's top probability is below ``confident`` (every decision when None)."""
     if game != the_brain.SPEC.id:
         raise ValueError(f"the guided policy plays {the_brain.SPEC.title} only ({the_brain.SPEC.id} only), not {game}")
     if judge not in JUDGES:
         raise ValueError(f"unknown guided judge {judge!r}; allowed: {list(JUDGES)}")
     if judge != "pimc" and (samples is not None or nodes is not None):
         raise ValueError("samples and nodes are the pimc judge's budget: add judge=pimc, or leave them out")
+    _check_confident(confident)
     network = load_policy(checkpoint, game=game, config=config, seed=seed, name=checkpoint)
     name = f"guided:checkpoint={checkpoint},top={top}"
     if judge == "pimc":
@@ -89,12 +108,14 @@ def make_guided(game: str, config: dict | None = None, seed: int | None = None, 
         name += f",judge=pimc,samples={referee.samples},nodes={referee.nodes}"
     else:
         referee = make_greedy(game, config, seed=seed)
-    return GuidedPolicy(network, referee, top=top, name=name)
+    if confident is not None:
+        name += f",confident={confident:g}"
+    return GuidedPolicy(network, referee, top=top, name=name, confident=confident)
 
 
 def guided_spec(params: str):
-    """``guided:checkpoint=NAME,top=K[,judge=pimc,samples=N,nodes=N]`` -> a factory(game,
-    config, seed=...)."""
+    """``guided:checkpoint=NAME,top=K[,judge=pimc,samples=N,nodes=N][,confident=P]`` -> a
+    factory(game, config, seed=...)."""
     items = [p.strip() for p in params.split(",") if p.strip()]
     named = [p for p in items if p.split("=", 1)[0].strip() == "checkpoint"]
     if len(named) != 1 or not named[0].split("=", 1)[1].strip():
@@ -105,7 +126,7 @@ def guided_spec(params: str):
     if len(judges) > 1:
         raise ValueError(f"guided takes one judge=..., one of {list(JUDGES)}")
     kw = parse_spec_params(",".join(p for p in items if p not in named + judges),
-                           {"top": int, "samples": int, "nodes": int}, spec="guided")  # fmt: skip
+                           {"top": int, "samples": int, "nodes": int, "confident": float}, spec="guided")  # fmt: skip
     if judges:
         kw["judge"] = judges[0].split("=", 1)[1].strip()
 
