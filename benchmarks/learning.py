@@ -33,6 +33,7 @@ SHIPPED = {
     "the_brain/ppo_4p": "configs/the_brain/train_4p.yaml",
     "the_brain/ppo_4p_longer": "configs/the_brain/train_4p_longer.yaml",
     "the_brain/ppo_4p_longest": "configs/the_brain/train_4p_longest.yaml",
+    "the_brain/ppo_4p_13m": "configs/the_brain/train_4p_13m.yaml",
     "the_brain/ppo_3p_cat_burglar": "configs/the_brain/train_3p_cat_burglar.yaml",
     "the_brain/ppo_3p_cat_burglar_long": "configs/the_brain/train_3p_cat_burglar_long.yaml",
     "the_brain/ppo_3p_cat_burglar_longer": "configs/the_brain/train_3p_cat_burglar_longer.yaml",

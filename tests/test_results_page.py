@@ -95,7 +95,8 @@ def test_crossplay_rendering_shows_every_cell():
 @pytest.mark.parametrize("name", sorted(results_page.SEARCH_TABLES))
 def test_every_search_table_is_measured_with_its_specs(name):
     """The search record of each table holds its shipped checkpoint's specs in the columns'
-    order (network, + greedy's look-ahead, + PIMC, greedy, pimc), at the table's config."""
+    order (network, + greedy's look-ahead, + PIMC, + PIMC where unsure, greedy, pimc), at the
+    table's config."""
     path = results_page.SEARCH / f"{name}.json"
     assert path.is_file(), f"run python benchmarks/results_page.py --search {name} --games 1000 --workers 2"
     rec = json.loads(path.read_text())
@@ -118,8 +119,8 @@ def test_search_rendering_shows_every_cell_in_the_tables_order():
 
     assert results_page.render_search([]) == []
     page = "\n".join(results_page.render_search([rec("the_brain_3p_robber", 0.5), rec("the_brain_2p_robber", 0.25)]))
-    assert "| num_players=3 | `the_brain/x` | " + " | ".join(["0.500 [0.400, 0.600]"] * 5) + " |" in page
-    assert "| num_players=3 | 0.50 | 1.50 | 2.50 | 3.50 | 4.50 |" in page
+    assert "| num_players=3 | `the_brain/x` | " + " | ".join(["0.500 [0.400, 0.600]"] * 6) + " |" in page
+    assert "| num_players=3 | 0.50 | 1.50 | 2.50 | 3.50 | 4.50 | 5.50 |" in page
     assert "- every table: 9 games per cell" in page and "seed 4, 2 worker processes, measured 2000-01-02" in page
     assert page.index("0.500 [") < page.index("0.250 [")  # the records' order is kept by render_search
     # tables measured apart get a line each, naming them
