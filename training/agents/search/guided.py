@@ -68,10 +68,6 @@ class GuidedPolicy:
             return self.judge.vote(observation, proposed)
         return self.judge.action_scores(observation)
 
-    def proposals(self, observation: dict) -> list[int]:
-        """The network's ``top`` most likely legal actions, most likely first."""
-        return self.network.ranked(observation)[: self.top]
-
     def act(self, observation: dict, agent: str | None = None) -> int:
         legal = legal_actions(observation)
         if legal.size == 1:
