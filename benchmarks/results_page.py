@@ -45,8 +45,8 @@ CROSSPLAY_SETS = {
     "the_brain_3p_robber": {
         "game": "the_brain_v0",
         "config": {"num_players": 3, "difficulty": "robber"},
-        "policies": ["the_brain/ppo_3p_pimc", "the_brain/ppo_3p", "the_brain/ppo_2p", "the_brain/ppo_4p",
-                     "greedy", "pimc"],
+        "policies": ["the_brain/ppo_3p_pimc", "the_brain/ppo_3p", "the_brain/ppo_3p_long", "the_brain/ppo_2p",
+                     "the_brain/ppo_2p_longer", "the_brain/ppo_4p", "the_brain/ppo_4p_13m", "greedy", "pimc"],
     },
 }
 
