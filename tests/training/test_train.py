@@ -620,6 +620,35 @@ def test_init_from_warm_starts_the_network_at_another_table(tmp_path):
     assert any(not torch.allclose(start[k], cold[k], atol=1e-3) for k in start)
 
 
+def test_evaluations_play_the_float32_network_of_a_bfloat16_run(tmp_path, monkeypatch):
+    """policy.precision bfloat16 trains under autocast in training mode, and a warm-started
+    model is in training mode until PPO's first rollout. Its evaluations - inline, and the
+    copy that evaluation.background sends to its process - must still play the float32
+    network that is saved and loaded back, so the warm start's evaluation is the loaded
+    checkpoint's."""
+    from braincards.training.learning import sb3
+    from braincards.training.learning.schedule import _evaluator_setup, run_evaluation
+
+    base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
+            "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
+            "evaluation": {"every": 64, "games": 4}}  # fmt: skip
+    train(parse_train_config(base), tmp_path / "a", progress=False, log=_quiet)
+    warm = parse_train_config({**base, "policy": {"precision": "bfloat16"}, "init_from": str(tmp_path / "a" / "last")})
+    modes: list = []
+    real = sb3.run_evaluation
+    monkeypatch.setattr(sb3, "run_evaluation", lambda policy, *a, **k: modes.append(policy.network.training)
+                        or real(policy, *a, **k))  # fmt: skip
+    train(warm, tmp_path / "b", progress=False, log=_quiet)
+    assert modes == [False, False]  # the warm start and the last update, in evaluation mode
+    history = json.loads((tmp_path / "b" / "evaluations.json").read_text())["history"]
+    assert {"timesteps": 0, **run_evaluation(load_policy(tmp_path / "a" / "last", name="learner"), warm)} == history[0]
+    model = sb3.build_model(warm, sb3.make_vec_env(warm), None)
+    sb3.warm_start(model, warm)
+    assert model.policy.training and type(model.policy.mlp_extractor).__name__ == "BFloat16TrainingExtractor"
+    _, policy, _ = _evaluator_setup(warm, model.policy, sb3.learner_metadata(model, warm), 1)
+    assert policy.network.training is False
+
+
 def _train_cold(base: dict, tmp_path: Path) -> Path:
     cfg = parse_train_config({**base, "env": {"num_players": 3}, "seed": 1})
     train(cfg, tmp_path / "cold", progress=False, log=_quiet)

@@ -363,6 +363,10 @@ class Trainer:
 
     def _evaluate_and_save(self, logger) -> None:
         ts = self.model.num_timesteps
+        # evaluate the network as it is saved and loaded back: in training mode a
+        # policy.precision bfloat16 network runs under autocast (a fresh or warm-started model
+        # is in training mode until PPO's first rollout; the rollouts and updates set their own)
+        self.model.policy.set_training_mode(False)
         if self.cfg.evaluation.background:
             # `last` now (the point --resume continues from; its evaluation comes later, in
             # `best` and evaluations.json, and in `last` itself at the end of the run); the

@@ -133,6 +133,7 @@ class BackgroundEvaluation:
 
 def _evaluator_setup(cfg: TrainConfig, network, metadata: dict, workers: int) -> tuple:
     set_torch_threads(cfg.torch_threads)
+    network.set_training_mode(False)  # the float32 network, as saved (see _evaluate_and_save)
     return cfg, CheckpointPolicy(network, metadata, deterministic=True, name="learner"), workers
 
 
