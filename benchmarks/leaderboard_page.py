@@ -41,7 +41,8 @@ BASELINES = {
 # a shipped network with a small search at decision time (each judge), beside the pure networks
 SEARCH_GUIDED = {"the_brain_v0": ["guided:checkpoint=the_brain/ppo_3p_long,top=3",
                                   "guided:checkpoint=the_brain/ppo_3p_long,top=3,judge=pimc",
-                                  "guided:checkpoint=the_brain/ppo_3p_long,top=3,judge=pimc,confident=0.95"]}  # fmt: skip
+                                  "guided:checkpoint=the_brain/ppo_3p_long,top=3,judge=pimc,confident=0.95",
+                                  "guided:checkpoint=the_brain/ppo_3p_big_clone_long,top=3,judge=pimc,confident=0.95"]}  # fmt: skip
 
 
 def policies(game: str) -> list[str]:

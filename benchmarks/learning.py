@@ -40,6 +40,7 @@ SHIPPED = {
     "the_brain/ppo_3p_pimc": "configs/the_brain/train_3p_pimc.yaml",
     "the_brain/ppo_3p_long": "configs/the_brain/train_3p_long.yaml",
     "the_brain/ppo_3p_big_clone": "configs/the_brain/train_3p_big_clone.yaml",
+    "the_brain/ppo_3p_big_clone_long": "configs/the_brain/train_3p_big_clone_long.yaml",
     "oh_my_brain/ppo_2p": "configs/oh_my_brain/train_2p.yaml",
     "oh_my_brain/ppo_2p_long": "configs/oh_my_brain/train_2p_long.yaml",
     "oh_my_brain/ppo_2p_shaped": "configs/oh_my_brain/train_2p_shaped.yaml",

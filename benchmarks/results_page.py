@@ -45,7 +45,8 @@ CROSSPLAY_SETS = {
     "the_brain_3p_robber": {
         "game": "the_brain_v0",
         "config": {"num_players": 3, "difficulty": "robber"},
-        "policies": ["the_brain/ppo_3p_pimc", "the_brain/ppo_3p", "the_brain/ppo_3p_long", "the_brain/ppo_2p",
+        "policies": ["the_brain/ppo_3p_pimc", "the_brain/ppo_3p", "the_brain/ppo_3p_long",
+                     "the_brain/ppo_3p_big_clone_long", "the_brain/ppo_2p",
                      "the_brain/ppo_2p_longer", "the_brain/ppo_4p", "the_brain/ppo_4p_13m", "greedy", "pimc"],
     },
 }
@@ -57,7 +58,7 @@ SEARCH = RESULTS / "search"
 SEARCH_TABLES = {
     "the_brain_solo_robber": ({"num_players": 1, "difficulty": "robber"}, "the_brain/ppo_solo_long"),
     "the_brain_2p_robber": ({"num_players": 2, "difficulty": "robber"}, "the_brain/ppo_2p_longer"),
-    "the_brain_3p_robber": ({"num_players": 3, "difficulty": "robber"}, "the_brain/ppo_3p_long"),
+    "the_brain_3p_robber": ({"num_players": 3, "difficulty": "robber"}, "the_brain/ppo_3p_big_clone_long"),
     "the_brain_4p_robber": ({"num_players": 4, "difficulty": "robber"}, "the_brain/ppo_4p_13m"),
     "the_brain_3p_cat_burglar": ({"num_players": 3, "difficulty": "cat_burglar"}, "the_brain/ppo_3p_cat_burglar_longer"),
 }
