@@ -71,16 +71,29 @@ def sigterm_exits(grace: float = SIGTERM_GRACE) -> Iterator[None]:
         yield
         return
 
+    received: list[int] = []
+
     def handler(signum, frame):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the cleanup
         timer = threading.Timer(grace, os._exit, args=(128 + signum,))
         timer.daemon = True
         timer.start()
+        received.append(signum)
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, handler)
     try:
         yield
+    except BaseException as err:
+        # the SystemExit can come back as another exception: raised inside class creation
+        # (an import that SIGTERM interrupts calls __set_name__), Python re-raises it as a
+        # RuntimeError; whatever it became, the command ends with SIGTERM's status
+        if received and not (isinstance(err, SystemExit) and err.code == 128 + received[0]):
+            raise SystemExit(128 + received[0]) from err
+        raise
+    else:
+        if received:  # the SystemExit was caught on the way out: SIGTERM still ends the command
+            raise SystemExit(128 + received[0])
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 

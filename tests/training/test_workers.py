@@ -277,6 +277,39 @@ def test_a_deferred_sigterm_runs_its_own_handler_at_the_safe_point(default_handl
     assert signal.getsignal(signal.SIGTERM) is exits
 
 
+SIGTERM_IN = """
+import os, signal, sys, time
+from braincards.training.processes import sigterm_exits
+
+class Interrupted:  # SIGTERM arrives while a class is created, as in an import
+    def __set_name__(self, owner, name):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(10)
+
+with sigterm_exits(grace=30):
+    if sys.argv[1] == "class":
+        class Owner:
+            field = Interrupted()
+    else:  # the SystemExit is caught on the way out
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(10)
+        except SystemExit:
+            pass
+print("still running")
+"""
+
+
+@pytest.mark.parametrize("where", ["class", "caught"])
+def test_sigterm_ends_the_command_whatever_its_systemexit_became(where):
+    """sigterm_exits: Python 3.11 re-raises an exception from __set_name__ as a RuntimeError,
+    and code may catch the SystemExit; the command still ends with status 143, at once."""
+    t0 = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", SIGTERM_IN, where], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert "still running" not in done.stdout and time.monotonic() - t0 < 10
+
+
 def test_default_actions_and_other_threads_are_left_alone(default_handlers):
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     with deferred_signals():
