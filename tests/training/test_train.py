@@ -626,6 +626,7 @@ def test_evaluations_play_the_float32_network_of_a_bfloat16_run(tmp_path, monkey
     copy that evaluation.background sends to its process - must still play the float32
     network that is saved and loaded back, so the warm start's evaluation is the loaded
     checkpoint's."""
+    from braincards.training.agents.layers import BFloat16TrainingExtractor
     from braincards.training.learning import sb3
     from braincards.training.learning.schedule import _evaluator_setup, run_evaluation
 
@@ -644,7 +645,7 @@ def test_evaluations_play_the_float32_network_of_a_bfloat16_run(tmp_path, monkey
     assert {"timesteps": 0, **run_evaluation(load_policy(tmp_path / "a" / "last", name="learner"), warm)} == history[0]
     model = sb3.build_model(warm, sb3.make_vec_env(warm), None)
     sb3.warm_start(model, warm)
-    assert model.policy.training and type(model.policy.mlp_extractor).__name__ == "BFloat16TrainingExtractor"
+    assert model.policy.training and isinstance(model.policy.mlp_extractor, BFloat16TrainingExtractor)
     _, policy, _ = _evaluator_setup(warm, model.policy, sb3.learner_metadata(model, warm), 1)
     assert policy.network.training is False
 
