@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import importlib.util
 import io
 import json
@@ -164,7 +165,7 @@ def _train(games: int | None, timesteps: int | None, out: str, sets: tuple = (),
 
     torch.set_num_threads(1)
     if old_greedy:
-        specs.BUILTIN_SPECS["greedy"] = _loader.load()[2].make_greedy
+        specs.KINDS["greedy"] = dataclasses.replace(specs.KINDS["greedy"], factory=_loader.load()[2].make_greedy)
     args = ["train", str(ROOT / "configs" / "the_brain" / "train_3p.yaml"), "--out", out, "--quiet"]
     if games is not None:
         args += ["--set", f"pretrain.games={games}"]

@@ -1,5 +1,6 @@
 """A frozen copy of The Brain's search code as it was before the search-speed work
-(solver, PIMC and greedy, verbatim but for absolute imports): the "before" reference of
+(solver, PIMC and greedy, verbatim but for absolute imports and the ``pimc_spec``
+parser, which the registry of policy kinds replaced): the "before" reference of
 ``benchmarks/search_speed.py`` and of the agreement tests. Not part of the package; do not
 edit."""
 

@@ -20,7 +20,6 @@ from braincards.envs import the_brain
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import NUM_CARDS, VISIBLE_SYMBOL_OF
 from braincards.training.agents.heuristics.base import LayoutPlayer
-from braincards.training.agents.policy import parse_spec_params
 
 from .greedy import TheBrainGreedy
 from .solver import WIN, Solver
@@ -306,15 +305,3 @@ def make_pimc(game: str, config: dict, seed: int | None = None, samples: int | N
     """Factory for the ``pimc`` spec: The Brain only."""
     return PIMCPolicy.for_game(game, config, seed=seed, samples=samples or PIMCPolicy.DEFAULT_SAMPLES,
                                nodes=nodes or PIMCPolicy.DEFAULT_NODES)  # fmt: skip
-
-
-def pimc_spec(params: str):
-    """``pimc:samples=16,nodes=2000`` -> a factory(game, config, seed=...)."""
-    kw = parse_spec_params(params, {"samples": int, "nodes": int}, spec="pimc")
-
-    def factory(game, config, seed=None):
-        pol = make_pimc(game, config, seed=seed, **kw)
-        pol.name = "pimc:" + params
-        return pol
-
-    return factory

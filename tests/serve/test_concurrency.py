@@ -56,7 +56,7 @@ def test_an_agent_thinking_in_one_game_does_not_block_another(app, live_server):
         (slow_id, slow_view), (fast_id, fast_view) = games
         assert slow_view["agents_turn"]
         slow = app.state.store.get(slow_id)
-        policy = slow.policies[slow.agents.index(slow.to_act)]
+        policy = slow.table.policies[slow.to_act]
         act, started = policy.act, threading.Event()
 
         def slow_act(obs, agent=None):

@@ -147,10 +147,11 @@ def test_guided_spec_builds_and_plays_a_team():
 @pytest.mark.parametrize("spec, game, message", [
     ("guided", GAME, "guided needs one checkpoint=NAME"),
     ("guided:top=2", GAME, "guided needs one checkpoint=NAME"),
-    (f"guided:checkpoint={CHECKPOINT},checkpoint=the_brain/ppo_2p", GAME, "guided needs one checkpoint=NAME"),
+    (f"guided:checkpoint={CHECKPOINT},checkpoint=the_brain/ppo_2p", GAME, "guided takes one checkpoint=NAME"),
+    ("guided:checkpoint=", GAME, "guided parameter checkpoint is empty"),
     (f"guided:checkpoint={CHECKPOINT},top=0", GAME, "guided parameter top=0 must be >= 1"),
     (f"guided:checkpoint={CHECKPOINT},depth=2", GAME,
-     "unknown guided parameter 'depth'; allowed: \\['confident', 'nodes', 'samples', 'top'\\]"),
+     "unknown guided parameter 'depth'; allowed: \\['checkpoint', 'confident', 'judge', 'nodes', 'samples', 'top'\\]"),
     (f"guided:checkpoint={CHECKPOINT},confident=0", GAME, "confident=0.0: the network's probability above which"),
     (f"guided:checkpoint={CHECKPOINT},confident=1.5", GAME, "a number in \\(0, 1\\]"),
     (f"guided:checkpoint={CHECKPOINT},confident=nan", GAME, "confident=nan"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import numpy as np
 import pytest
@@ -313,8 +314,14 @@ def test_boar_cloning_labels_are_the_heuristic_rule_of_the_recorded_observation(
 
 # ---------------------------------------------------------------------------- specs
 def test_unknown_spec_lists_what_is_allowed():
-    with pytest.raises(PolicySpecError, match="allowed policy specs: 'random', 'heuristic', 'greedy', 'pimc'"):
+    allowed = ("allowed policy specs: 'random', 'heuristic', 'greedy', 'pimc[:samples=N,nodes=N]', "
+               "'guided:checkpoint=NAME[,top=K,judge=greedy|pimc,samples=N,nodes=N,confident=P]', "
+               "'package.module:attr'")
+    with pytest.raises(PolicySpecError, match=re.escape(allowed)):
         make_policy("grandmaster", "the_brain_v0")
+    with pytest.raises(PolicySpecError, match=re.escape("allowed policy specs: 'random', 'heuristic[:window=K]', "
+                                                        "'package.module:attr'")):
+        make_policy("grandmaster", "brilliant_boar_v0")  # only the kinds and parameters of its game
     with pytest.raises(PolicySpecError, match="no checkpoint at"):
         make_policy("the_brain/does_not_exist", "the_brain_v0")
     with pytest.raises(PolicySpecError):

@@ -247,17 +247,18 @@ def test_pimc_reads_only_what_its_seat_may_see():
 
 
 def test_pimc_spec_and_parameters():
-    from braincards.training.agents.policy import PolicySpecError, parse_spec_params
-    from braincards.training.agents.specs import BUILTIN_SPECS, make_policy
+    from braincards.training.agents.policy import PolicySpecError
+    from braincards.training.agents.specs import KINDS, make_policy
 
-    assert "pimc" in BUILTIN_SPECS and "greedy" in BUILTIN_SPECS
+    assert KINDS["pimc"].games == KINDS["greedy"].games == ("the_brain_v0",)
     pol = make_policy("pimc", "the_brain_v0", {"num_players": 2})
     assert isinstance(pol, PIMCPolicy)
     assert (pol.samples, pol.nodes) == (PIMCPolicy.DEFAULT_SAMPLES, PIMCPolicy.DEFAULT_NODES)
-    assert parse_spec_params("samples=4, nodes=50", {"samples": int, "nodes": int}) == {"samples": 4, "nodes": 50}
-    for bad in ("samples", "depth=3", "samples=x", "nodes=0"):
-        with pytest.raises(ValueError):
-            parse_spec_params(bad, {"samples": int, "nodes": int})
+    spaced = make_policy("pimc:samples=4, nodes=50", "the_brain_v0", {"num_players": 2})
+    assert (spaced.samples, spaced.nodes) == (4, 50)
+    for bad in ("samples", "depth=3", "samples=x", "nodes=0", "samples=2,samples=3"):
+        with pytest.raises(PolicySpecError, match="pimc"):
+            make_policy(f"pimc:{bad}", "the_brain_v0", {"num_players": 2})
     with pytest.raises(ValueError, match="The Brain only"):
         make_pimc("oh_my_brain_v0", {})
     # the parameters from a spec string, as --seat pimc:samples=3,nodes=40 gives them

@@ -1,5 +1,5 @@
 """What sits at a table: the :class:`Policy` protocol, :class:`RandomPolicy`, and the small
-helpers every policy shares (the legal actions of an observation, spec parameters, labels).
+helpers every policy shares (the legal actions of an observation, labels).
 
 A policy answers ``act(observation, agent=None) -> int`` with a legal action (it reads
 ``observation["action_mask"]``) and is told ``reset(seed=None)`` at the start of every game
@@ -62,30 +62,6 @@ class RandomPolicy:
 def history_k_of(policies) -> int:
     """The longest event history any of ``policies`` reads (0: none needs the wrapper)."""
     return max((int(getattr(p, "history_k", 0) or 0) for p in policies), default=0)
-
-
-def parse_spec_params(text: str, allowed: dict, spec: str = "policy") -> dict:
-    """The parameters of a spec string, ``"samples=16,nodes=2000"`` -> ``{"samples": 16,
-    "nodes": 2000}``; ``allowed`` maps each name to its type: ``int`` (each >= 1) or ``float``
-    (its range is the policy's to check). ``spec`` names the policy in the errors."""
-    out = {}
-    for item in filter(None, (p.strip() for p in text.split(","))):
-        if "=" not in item:
-            raise ValueError(f"bad {spec} parameter {item!r}: expected NAME=VALUE, e.g. "
-                             f"{spec}:{next(iter(allowed))}=4")  # fmt: skip
-        key, value = (x.strip() for x in item.split("=", 1))
-        if key not in allowed:
-            raise ValueError(f"unknown {spec} parameter {key!r}; allowed: {sorted(allowed)}")
-        kind = allowed[key]
-        try:
-            v = kind(value)
-        except ValueError:
-            what = "an integer" if kind is int else "a number"
-            raise ValueError(f"{spec} parameter {key}={value!r} must be {what}") from None
-        if kind is int and v < 1:
-            raise ValueError(f"{spec} parameter {key}={v} must be >= 1")
-        out[key] = v
-    return out
 
 
 def spec_label(spec) -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..agents.specs import cli_help
 from ..evaluation.benchmark.suites import available_suites, load_suite
 from ..evaluation.harness import run_tasks
-from .common import SPEC_HELP, add_config_warning_option
+from .common import add_config_warning_option
 
 HELP = "a policy on a versioned benchmark suite: normalised scorecard"
 
@@ -17,7 +18,7 @@ def add_commands(sub) -> None:
                         "partners/opponents, fixed seeds) and write its scorecard: raw and "
                         "normalised scores, rliable IQM/mean with 95% intervals, plots. With "
                         "--against B, a paired comparison on the same games.")  # fmt: skip
-    bm.add_argument("policy", nargs="?", metavar="SPEC", help=SPEC_HELP)
+    bm.add_argument("policy", nargs="?", metavar="SPEC", help=cli_help())
     bm.add_argument(
         "--suite",
         metavar="NAME|FILE",

@@ -1,4 +1,4 @@
-"""What the ``braincards`` subcommands share: the policy-spec help, the table options
+"""What the ``braincards`` subcommands share: the table options
 (``--games``, ``--config``, ``--set``, ``--seed``, ``--workers`` ...), and ``--json`` output."""
 
 from __future__ import annotations
@@ -7,11 +7,6 @@ import argparse
 
 from braincards.training import files
 from braincards.training.learning.yaml_files import load_env_config
-
-SPEC_HELP = ("policy spec: 'random', 'heuristic', 'greedy' or 'pimc' (The Brain; "
-             "'pimc:samples=N,nodes=N'), 'heuristic:window=K' (Brilliant Boar: remembers only "
-             "the last K events), a checkpoint path (NAME.zip + NAME.json) or a shipped "
-             "checkpoint name (e.g. the_brain/ppo_3p; also searched in $BRAINCARDS_CHECKPOINTS)")  # fmt: skip
 
 
 def add_table_options(p: argparse.ArgumentParser, *, games_default: int = 100, players: bool = True) -> None:

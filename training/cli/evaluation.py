@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from braincards.envs import SPECS, get_spec
 
+from ..agents.specs import cli_help
 from ..evaluation.crossplay import crossplay, format_crossplay
 from ..evaluation.evaluate import evaluate, format_evaluation
 from ..evaluation.league import format_league, league
-from .common import SPEC_HELP, add_table_options, progress, table_config, write_json_result
+from .common import add_table_options, progress, table_config, write_json_result
 
 
 def add_commands(sub) -> None:
@@ -15,7 +16,7 @@ def add_commands(sub) -> None:
                         description="Seat one policy per player and play N games (seats rotate).")  # fmt: skip
     ev.add_argument("game", help="env id or game name, e.g. the_brain")
     ev.add_argument("--seat", action="append", required=True, metavar="SPEC",
-                    help=SPEC_HELP + "; one per player, in seat order")  # fmt: skip
+                    help=cli_help() + "; one per player, in seat order")  # fmt: skip
     add_table_options(ev, players=False)
     ev.add_argument("--json", default=None, metavar="PATH", help="also write the result as JSON")
     ev.add_argument("--record", default=None, metavar="DIR",
@@ -24,14 +25,14 @@ def add_commands(sub) -> None:
 
     cp = sub.add_parser("crossplay", help="cooperative cross-play matrix (CSV + heatmap PNG)")
     cp.add_argument("game")
-    cp.add_argument("specs", nargs="+", metavar="SPEC", help=SPEC_HELP)
+    cp.add_argument("specs", nargs="+", metavar="SPEC", help=cli_help())
     cp.add_argument("--out", required=True, metavar="DIR", help="where crossplay.csv/.png go")
     add_table_options(cp)
     cp.set_defaults(func=cmd_crossplay)
 
     lg = sub.add_parser("league", help="round-robin ratings (openskill) of competitive policies")
     lg.add_argument("game")
-    lg.add_argument("specs", nargs="+", metavar="SPEC", help=SPEC_HELP)
+    lg.add_argument("specs", nargs="+", metavar="SPEC", help=cli_help())
     lg.add_argument("--out", required=True, metavar="DIR", help="where ratings.md/.csv go")
     add_table_options(lg)
     lg.set_defaults(func=cmd_league)

@@ -12,17 +12,17 @@ import sys
 
 from braincards.envs import derive_seed, get_spec
 
-from ..agents.policy import history_k_of
-from ..agents.specs import make_policy
+from ..agents.specs import cli_help, make_policy
+from ..agents.table import Table, seats_config
 from ..learning.yaml_files import load_env_config
-from .common import SPEC_HELP, add_config_warning_option
+from .common import add_config_warning_option
 
 
 def add_commands(sub) -> None:
     pl = sub.add_parser("play", help="play in the terminal with or against policies")
     pl.add_argument("game")
     pl.add_argument("--seat", action="append", required=True, metavar="SPEC",
-                    help="'human' for you (exactly once), otherwise " + SPEC_HELP)  # fmt: skip
+                    help="'human' for you (exactly once), otherwise " + cli_help())  # fmt: skip
     pl.add_argument("--config", default=None, metavar="FILE.yaml")
     pl.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     pl.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh one)")
@@ -70,45 +70,38 @@ def _setup(args) -> tuple:
     if len(humans) != 1:
         raise ValueError(f"give exactly one --seat human (got {len(humans)}); other seats take a "
                          f"policy spec")  # fmt: skip
-    config = load_env_config(args.config, args.set)
-    n = config.setdefault("num_players", len(seats))
-    if n != len(seats):
-        raise ValueError(f"config has num_players={n} but {len(seats)} seats were given")
+    spec = get_spec(args.game)
+    config = seats_config(spec, load_env_config(args.config, args.set), len(seats))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     if seed < 0:
         raise ValueError(f"--seed {seed} must be >= 0")
-    spec = get_spec(args.game)
     return spec, spec.check_options(config), seed, seats, humans[0]
 
 
 def cmd_play(args) -> int:
     out = sys.stdout
     spec, config, seed, seats, human = _setup(args)
-    agents = spec.raw_env(**config).possible_agents
-    policies = {agents[i]: make_policy(s, spec.id, config, seed=derive_seed(seed, 0, 1, i))
-                for i, s in enumerate(seats) if i != human}  # fmt: skip
+    seated = [None if i == human else make_policy(s, spec.id, config, seed=derive_seed(seed, 0, 1, i))
+              for i, s in enumerate(seats)]
     # a policy that reads event history seats everyone behind the history wrapper; each
     # policy is given the prefix of the observation it reads
-    table = spec.table(config, history_k_of(policies.values()))
-    raw = table.unwrapped
-    sizes = {a: getattr(p, "observation_size", raw.layout.size) for a, p in policies.items()}
+    table = Table.for_policies(spec, config, seated)
+    table.seat(seated)
+    raw, agents = table.raw, table.agents
     table.reset(seed=derive_seed(seed, 0))
     me = agents[human]
     label = {a: ("you" if a == me else f"{a} ({seats[i]})") for i, a in enumerate(agents)}
     out.write(f"{spec.id}, seed {seed}: you are {me}. Seats: " + ", ".join(label.values()) + "\n")
     try:
-        while not (raw.terminations[raw.agent_selection] or raw.truncations[raw.agent_selection]):
-            agent = raw.agent_selection
+        while (agent := table.to_move) is not None:
             if agent == me:
                 action = _human_turn(raw, me, out)
             else:
-                obs = table.observe(agent)
-                obs = {"observation": obs["observation"][: sizes[agent]], "action_mask": obs["action_mask"]}
-                action = policies[agent].act(obs, agent)
+                action = table.policy_action()
                 kind = spec.decision(raw.state)
                 shown = f"makes a private choice ({kind})" if kind in spec.private_decisions else raw.action_meaning(action)
                 out.write(f"{label[agent]}: {shown}\n")
-            table.step(action)
+            table.play(action)
     except (_Quit, KeyboardInterrupt) as why:
         out.write(f"game abandoned ({str(why) or 'interrupted'}); seed {seed}\n")
         return ABANDONED if isinstance(why, _Quit) else INTERRUPTED

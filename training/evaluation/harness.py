@@ -36,6 +36,8 @@ from braincards.training.processes import deferred_signals, die_with_parent, sig
 from ..agents.checkpoint import CheckpointConfigWarning
 from ..agents.policy import history_k_of, spec_label
 from ..agents.specs import make_policy
+from ..agents.table import Table as GameTable
+from ..agents.table import seats_config
 
 POLL_S = 0.1  # how often the parent looks for Ctrl-C or SIGTERM while its workers play
 
@@ -54,16 +56,12 @@ def rotation(g: int, n: int, num_variants: int = 1) -> int:
 def check_config(game: str, config: dict | None, num_seats: int | None) -> dict:
     """``config`` checked by the game (every variant), with ``num_players`` set to
     ``num_seats`` (a ValueError when the config names another count)."""
+    spec = get_spec(game)
     config = dict(config or {})
     config.pop("render_mode", None)
     if num_seats is not None:
-        n = config.setdefault("num_players", num_seats)
-        if n != num_seats:
-            raise ValueError(
-                f"config has num_players={n} but {num_seats} seats were given; give one --seat "
-                f"per player"
-            )
-    return get_spec(game).check_options(config)
+        config = seats_config(spec, config, num_seats)
+    return spec.check_options(config)
 
 
 def check_games(games) -> int:
@@ -82,12 +80,12 @@ def _progress(total: int, enabled: bool | None, desc: str):
 
 # ---------------------------------------------------------------------------- one table
 class Table:
-    """Plays tasks ``(key, deal, variant, labels)``; keeps envs and policies between games.
+    """Plays tasks ``(key, deal, variant, labels)``; keeps tables and policies between games.
 
     ``deal`` picks the seeds (env and policies), ``key`` identifies the task in results."""
 
     def __init__(self, game: str, config: dict, specs: dict, seed: int, deterministic: bool,
-                 record: bool = False):  # fmt: skip
+                 record: bool = False):
         self.game = game
         self.record = record  # keep every game's actions (replays: evaluate --record)
         self.spec = get_spec(game)
@@ -95,74 +93,41 @@ class Table:
         self.specs = specs
         self.seed = seed
         self.deterministic = deterministic
-        self._envs: dict[int, object] = {}
+        self._tables: dict[tuple, GameTable] = {}
         self._policies: dict[tuple, object] = {}
 
-    def env(self, variant: int, history_k: int = 0):
+    def table(self, variant: int, history_k: int = 0) -> GameTable:
         """The table of ``variant``; behind the game's history wrapper when a seated policy
         reads event history (every policy then gets the prefix of the observation it reads)."""
         key = (variant, history_k)
-        if key not in self._envs:
-            self._envs[key] = self.spec.table(self.variants[variant], history_k)
-        return self._envs[key]
+        if key not in self._tables:
+            self._tables[key] = GameTable(self.spec, self.variants[variant], history_k, record=self.record)
+        return self._tables[key]
 
     def policy(self, label: str, seat: int, variant: int):
         key = (label, seat, variant)
         if key not in self._policies:
             self._policies[key] = make_policy(self.specs[label], self.game, self.variants[variant],
-                                              deterministic=self.deterministic)  # fmt: skip
+                                              deterministic=self.deterministic)
         return self._policies[key]
 
     def play(self, task: tuple) -> dict:
         key, deal, variant, labels = task
         seated = [self.policy(label, i, variant) for i, label in enumerate(labels)]
-        raw = self.env(variant, history_k_of(seated))
-        raw.reset(seed=derive_seed(self.seed, deal))
-        agents = raw.possible_agents
-        if len(labels) != len(agents):
-            raise ValueError(f"{len(labels)} seats for {len(agents)} players")
-        base = raw.unwrapped.layout.size
-        pols, sizes = {}, {}
-        for i, (agent, pol) in enumerate(zip(agents, seated, strict=True)):
+        table = self.table(variant, history_k_of(seated))
+        table.reset(seed=derive_seed(self.seed, deal))
+        table.seat(seated)
+        for i, pol in enumerate(seated):
             pol.reset(seed=derive_seed(self.seed, deal, 1, i))
-            pols[agent] = pol
-            sizes[agent] = getattr(pol, "observation_size", base)
-        length = 0
+        table.play_seated()
+        record = table.record()
+        extra = {"actions": [(agent, action, [rewards[a] for a in table.agents])
+                             for agent, action, rewards in table.steps]} if self.record else {}
         # the game's return per seat: every step's rewards, summed (an env with shaped
         # per-step rewards, e.g. Oh My Brain's brain_shaping, pays some before the end)
-        returns = dict.fromkeys(agents, 0.0)
-        actions = []
-        while True:
-            agent = raw.agent_selection
-            if raw.terminations[agent] or raw.truncations[agent]:
-                break
-            obs = raw.observe(agent)
-            if obs["observation"].shape[0] > sizes[agent]:
-                obs = {"observation": obs["observation"][: sizes[agent]], "action_mask": obs["action_mask"]}
-            action = int(pols[agent].act(obs, agent))
-            raw.step(action)
-            length += 1
-            if self.record:
-                actions.append((agent, action, [float(raw.rewards[a]) for a in agents]))
-            for a in agents:
-                returns[a] += float(raw.rewards[a])
-        rewards = [returns[a] for a in agents]
-        truncated = any(raw.truncations[a] for a in agents)
-        state = raw.unwrapped.state
-        extra = {"actions": actions} if self.record else {}
-        return {
-            **extra,
-            "key": key,
-            "deal": deal,
-            "variant": variant,
-            "labels": list(labels),
-            "rewards": rewards,
-            "scores": self.spec.scores(state),
-            "wins": self.spec.wins(state, rewards, truncated),
-            "length": length,
-            "truncated": truncated,
-        }
-
+        return {**extra, "key": key, "deal": deal, "variant": variant, "labels": list(labels),
+                "rewards": record["returns"], "scores": record["scores"], "wins": record["wins"],
+                "length": record["length"], "truncated": record["truncated"]}
 
 
 # ---------------------------------------------------------------------------- running

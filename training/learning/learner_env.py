@@ -35,6 +35,7 @@ from braincards.envs import get_spec
 from ..agents.checkpoint import build_policy
 from ..agents.network import CheckpointPolicy
 from ..agents.specs import make_policy
+from ..agents.table import Table
 
 LEARNER = "learner"
 MODES = ("team", "seat")
@@ -127,15 +128,13 @@ class LearnerGame:
             raise ValueError("seat mode needs an opponent pool")
         self.mode, self.pool, self.shaping = mode, pool, float(shaping)
         self.agent_per_seat = agent_per_seat
-        self.table = self.spec.table(dict(config or {}), history_k)
-        self.raw = self.table.unwrapped
-        self.seats = list(self.raw.possible_agents)
+        self.table = Table(self.spec, dict(config or {}), history_k)
+        self.raw = self.table.raw
+        self.seats = self.table.agents
         if mode == "seat" and len(self.seats) < 2:
             raise ValueError("seat mode needs at least 2 players (a solo game is team mode)")
-        self._base = self.raw.layout.size
         self.agent_of: dict[str, str] = {}  # seat -> the agent deciding there (external seats)
         self.played_by: dict[str, tuple[str, object]] = {}  # seat -> (label, policy) inside
-        self.returns: dict[str, float] = {}
 
     # ------------------------------------------------------------------ a game
     def deal(self, rng: np.random.Generator, options: dict | None = None) -> None:
@@ -157,12 +156,12 @@ class LearnerGame:
                 else:
                     pol.reset(seed=int(rng.integers(2**31)))
                     self.played_by[seat] = (label, pol)
+        self.table.seat([self.played_by[s][1] if s in self.played_by else None for s in self.seats])
         # the agent credited with a seat's rewards: a team's learner takes its first seat's
         # (a cooperative game pays every seat the same)
         self._credit = {}
         for seat, agent in self.agent_of.items():
             self._credit.setdefault(agent, seat)
-        self.returns = dict.fromkeys(self.seats, 0.0)
         self._pending: dict[str, float] = {}
         self._started: set[str] = set()
         self._last_progress: dict[str, float] = {}
@@ -172,23 +171,22 @@ class LearnerGame:
     def step(self, action: int) -> None:
         """The agent to move plays ``action``; then the inside seats, until an agent is to
         move or the game is over."""
-        self.table.step(int(action))
-        self._collect()
+        self._collect(self.table.play(int(action)))
         self._advance()
         self._start_next()
 
     @property
     def over(self) -> bool:
-        agent = self.table.agent_selection
-        return self.table.terminations[agent] or self.table.truncations[agent]
+        return self.table.over
 
     @property
     def truncated(self) -> bool:
-        return any(self.table.truncations.values())
+        return self.table.truncated
 
     @property
     def to_move(self) -> str | None:
-        return None if self.over else self.agent_of[self.table.agent_selection]
+        seat = self.table.to_move
+        return None if seat is None else self.agent_of[seat]
 
     def seat_of(self, agent: str) -> str:
         """The seat whose rewards ``agent`` is credited (a team's learner: its first seat)."""
@@ -200,7 +198,7 @@ class LearnerGame:
 
     def observe(self, agent: str) -> dict:
         """The observation of the seat ``agent`` decides at (the one to move, if it is)."""
-        seat = self.table.agent_selection
+        seat = self.raw.agent_selection
         if self.agent_of.get(seat) != agent:
             seat = self.seat_of(agent)
         return self.table.observe(seat)
@@ -217,20 +215,18 @@ class LearnerGame:
 
     def episode_return(self, agent: str = LEARNER) -> float:
         """The game's own return of ``agent``'s seat so far (no shaping)."""
-        return self.returns[self.seat_of(agent)]
+        return self.table.returns[self.seat_of(agent)]
 
     def won(self, agent: str = LEARNER) -> bool:
         """Whether ``agent``'s seat won the game (the spec decides; a truncated game has no
         winner)."""
-        rewards = [self.returns[s] for s in self.seats]
+        rewards = [self.table.returns[s] for s in self.seats]
         wins = self.spec.wins(self.raw.state, rewards, self.truncated)
         return bool(wins[self.seats.index(self.seat_of(agent))])
 
     # ------------------------------------------------------------------ internals
-    def _collect(self) -> None:
-        rewards = self.table.rewards
-        for seat in self.seats:
-            self.returns[seat] += float(rewards[seat])
+    def _collect(self, rewards: dict) -> None:
+        """Owe each agent what the last move paid the seat it is credited."""
         for agent, seat in self._credit.items():
             r = float(rewards[seat])
             if r:
@@ -238,16 +234,7 @@ class LearnerGame:
 
     def _advance(self) -> None:
         """Play the inside seats until an agent is to move or the game is over."""
-        table = self.table
-        while not self.over and table.agent_selection in self.played_by:
-            seat = table.agent_selection
-            pol = self.played_by[seat][1]
-            obs = table.observe(seat)
-            size = getattr(pol, "observation_size", self._base)
-            if obs["observation"].shape[0] > size:
-                obs = {"observation": obs["observation"][:size], "action_mask": obs["action_mask"]}
-            table.step(pol.act(obs, seat))
-            self._collect()
+        self.table.play_seated(self._collect)
 
     def _start_next(self) -> None:
         """The agent to move makes its first decision of the game: what it was paid before
@@ -271,7 +258,7 @@ class LearnerEnv(gymnasium.Env):
         self.game = LearnerGame(game, config, mode=mode, pool=pool, history_k=history_k,
                                 shaping=shaping)  # fmt: skip
         self.mode, self.pool, self.shaping = mode, pool, float(shaping)
-        self.table, self.raw = self.game.table, self.game.raw
+        self.table, self.raw = self.game.table.env, self.game.raw
         self.agents = self.game.seats
         space = self.table.observation_space(self.agents[0])
         self.observation_space = space["observation"]

@@ -36,6 +36,7 @@ from ..agents.event_reader import IGNORE, hand_targets
 from ..agents.logits import action_log_probs, values_and_log_prob
 from ..agents.network import set_torch_threads
 from ..agents.specs import make_policy
+from ..agents.table import prefix
 from ..processes import Worker
 from .learner_env import LearnerEnv
 
@@ -106,8 +107,8 @@ def _label(envs, teachers, playing, live, recorded, base) -> tuple[dict, dict, d
         seat = seats[i] = env.agents.index(env.raw.agent_selection if env.mode == "team" else env.learner)
         mask = masks[i] = env.action_masks()
         size = getattr(teachers[i][seat], "observation_size", base)
-        labels[i] = teachers[i][seat].act({"observation": obs[:size], "action_mask": mask.astype(np.int8)},
-                                          env.agents[seat])  # fmt: skip
+        seen = prefix({"observation": obs, "action_mask": mask.astype(np.int8)}, size)
+        labels[i] = teachers[i][seat].act(seen, env.agents[seat])
         o, m, a, _ = recorded[game]
         o.append(obs.copy())
         m.append(mask.copy())

@@ -13,29 +13,20 @@ from pathlib import Path
 
 from braincards.envs import SPECS, get_spec
 from braincards.training.agents.locations import checkpoint_dirs
-from braincards.training.agents.specs import make_policy
+from braincards.training.agents.specs import plain_kinds
 from braincards.training.evaluation.replay import REPLAY_SUFFIX, write_replay
 
 from .session import GameSession, RequestError, check_seats
 
 MAX_GAMES = 2000  # games kept in memory; the oldest finished ones go first
-BUILTIN = ["random", "heuristic", "greedy", "pimc"]
 
 
 def policy_choices(spec) -> list[str]:
-    """The seat choices the new-game page offers for a game (any other spec may be typed)."""
+    """The seat choices the new-game page offers for a game (any other spec may be typed): the
+    registry's kinds that play it by name alone, then its checkpoints."""
     found = {f"{spec.name}/{p.stem}" for root in checkpoint_dirs()
              for p in (Path(root) / spec.name).glob("*.zip")}  # fmt: skip
-    return ["human", *[b for b in BUILTIN if _plays(b, spec)], *sorted(found)]
-
-
-def _plays(name: str, spec) -> bool:
-    """True when the built-in policy ``name`` plays ``spec``'s game (pimc: The Brain only)."""
-    try:
-        make_policy(name, spec.id, {})
-    except ValueError:
-        return False
-    return True
+    return ["human", *plain_kinds(spec.id), *sorted(found)]
 
 
 def game_catalog() -> list[dict]:

@@ -11,8 +11,8 @@ import threading
 import time
 
 from braincards.envs import derive_seed, get_spec
-from braincards.training.agents.policy import history_k_of
 from braincards.training.agents.specs import make_policy
+from braincards.training.agents.table import Table, seats_config
 
 HUMAN = "human"
 
@@ -30,9 +30,10 @@ def check_seats(spec, config: dict, seats: list) -> list[str]:
     if not isinstance(seats, list) or not all(isinstance(s, str) and s.strip() for s in seats):
         raise RequestError(422, "seats must be a list of policy specs ('human' for a person)")
     seats = [s.strip() for s in seats]
-    n = spec.num_players(config)
-    if len(seats) != n:
-        raise RequestError(422, f"{spec.title} with num_players={n} needs {n} seats, got {len(seats)}")
+    try:
+        seats_config(spec, {"num_players": spec.num_players(config)}, len(seats))
+    except ValueError as err:
+        raise RequestError(422, f"{spec.title}: {err}") from None
     if seats.count(HUMAN) > 1:
         raise RequestError(422, "at most one seat may be 'human'")
     return seats
@@ -51,16 +52,16 @@ class GameSession:
         self.labels = labels or [("you" if s == HUMAN else s) for s in seats]
         self.replay_name = replay_name
         self.lock = threading.Lock()
-        self.policies = {i: make_policy(s, self.spec.id, self.config, seed=derive_seed(self.seed, 0, 1, i))
-                         for i, s in enumerate(seats) if s != HUMAN}  # fmt: skip
-        self.table = self.spec.table(self.config, history_k_of(self.policies.values()))
-        self.raw = self.table.unwrapped
+        seated = [None if s == HUMAN else make_policy(s, self.spec.id, self.config, seed=derive_seed(self.seed, 0, 1, i))
+                  for i, s in enumerate(seats)]
+        self.table = Table.for_policies(self.spec, self.config, seated)
+        self.table.seat(seated)
+        self.raw = self.table.raw
         self.table.reset(seed=self.env_seed)
-        self.agents = list(self.raw.possible_agents)
+        self.agents = self.table.agents
         self.human = self.agents[seats.index(HUMAN)] if HUMAN in seats else None
         self.steps: list[dict] = []  # the replay's steps
         self.log: list[dict] = []  # {"i", "agent", "kind", "meaning"} per move
-        self.returns = dict.fromkeys(self.agents, 0.0)
         self.decision_times: list[float] = []
         self.pending_since: float | None = None
         self.saved_to = None
@@ -73,12 +74,11 @@ class GameSession:
 
     @property
     def over(self) -> bool:
-        agent = self.raw.agent_selection
-        return bool(self.raw.terminations[agent] or self.raw.truncations[agent])
+        return self.table.over
 
     @property
     def to_act(self) -> str | None:
-        return None if self.over else self.raw.agent_selection
+        return self.table.to_move
 
     def check_step(self, step) -> None:
         if not isinstance(step, int) or isinstance(step, bool):
@@ -109,23 +109,16 @@ class GameSession:
         self.check_step(step)
         if self.over:
             raise RequestError(409, "the game is over")
-        agent = self.to_act
-        if agent == self.human:
+        if self.to_act == self.human:
             raise RequestError(409, "it is your turn, not an agent's")
-        policy = self.policies[self.agents.index(agent)]
-        obs = self.table.observe(agent)
-        size = getattr(policy, "observation_size", self.raw.layout.size)
-        obs = {"observation": obs["observation"][:size], "action_mask": obs["action_mask"]}
-        self._apply(int(policy.act(obs, agent)))
+        self._apply(self.table.policy_action())
 
     def _apply(self, action: int) -> None:
         agent = self.raw.agent_selection
         kind = self.spec.decision(self.raw.state)
         meaning = self.raw.action_meaning(action)
-        self.table.step(action)
-        rewards = {a: float(self.raw.rewards[a]) for a in self.agents}
-        for a in self.agents:
-            self.returns[a] += rewards[a]
+        paid = self.table.play(action)
+        rewards = {a: float(paid[a]) for a in self.agents}
         self.steps.append({"i": len(self.steps), "agent": agent, "action": action, "rewards": rewards})
         self.log.append({"i": len(self.log), "agent": agent, "kind": kind, "meaning": meaning})
 
@@ -137,11 +130,10 @@ class GameSession:
     # ------------------------------------------------------------------ results
     def result(self) -> dict:
         """The finished game's result (the replay's last line)."""
-        truncated = any(self.raw.truncations.values())
-        rewards = [self.returns[a] for a in self.agents]
-        return {"returns": rewards, "scores": [float(x) for x in self.spec.scores(self.raw.state)],
-                "wins": self.spec.wins(self.raw.state, rewards, truncated), "truncated": truncated,
-                "length": self.step, "outcome": getattr(self.raw.state, "outcome", None)}  # fmt: skip
+        record = self.table.record()
+        return {"returns": record["returns"], "scores": [float(x) for x in record["scores"]],
+                "wins": record["wins"], "truncated": record["truncated"], "length": record["length"],
+                "outcome": getattr(self.raw.state, "outcome", None)}
 
     def header(self) -> dict:
         return {"game": self.spec.id, "config": self.config, "seed": self.seed,

@@ -8,7 +8,7 @@ config)`` builds the one for a game; :data:`HEURISTICS` maps each game's id to i
 
 from __future__ import annotations
 
-from ..policy import parse_spec_params
+from ..kinds import Param, PolicyKind
 from .base import LayoutPlayer
 from .brilliant_boar import BrilliantBoarHeuristic, BrilliantBoarWindowHeuristic
 from .oh_my_brain import OhMyBrainHeuristic
@@ -26,22 +26,21 @@ def heuristic_class(game: str) -> type[LayoutPlayer]:
     return HEURISTICS[game]
 
 
-def make_heuristic(game: str, config: dict | None = None, seed: int | None = None) -> LayoutPlayer:
-    """The heuristic player of ``game`` for an env built with ``config``."""
+def make_heuristic(game: str, config: dict | None = None, seed: int | None = None,
+                   window: int | None = None) -> LayoutPlayer:
+    """The heuristic player of ``game`` for an env built with ``config``; with ``window``
+    (Brilliant Boar), the one that remembers only the last ``window`` public events
+    (``BrilliantBoarWindowHeuristic``)."""
+    if window is not None:
+        return BrilliantBoarWindowHeuristic.for_game(game, config, seed=seed, window=window)
     return heuristic_class(game).for_game(game, config, seed=seed)
 
 
-def heuristic_spec(params: str):
-    """``heuristic:window=K`` (Brilliant Boar) -> a factory(game, config, seed=...) of the
-    heuristic that remembers only the last K public events (``BrilliantBoarWindowHeuristic``)."""
-    kw = parse_spec_params(params, {"window": int}, spec="heuristic")
-    if "window" not in kw:
-        raise ValueError("heuristic parameters: window=K (Brilliant Boar), e.g. heuristic:window=16")
+HEURISTIC = PolicyKind(
+    "heuristic", "the game's rule-based player", make_heuristic,
+    params=(Param("window", int, "remember only the last K public events, K = 1..256",
+                  games=(BrilliantBoarWindowHeuristic.GAME,), metavar="K"),),
+    games=tuple(HEURISTICS), example="heuristic:window=16",
+)
 
-    def factory(game, config, seed=None):
-        return BrilliantBoarWindowHeuristic.for_game(game, config, seed=seed, window=kw["window"])
-
-    return factory
-
-
-__all__ = ["HEURISTICS", "heuristic_class", "heuristic_spec", "make_heuristic"]
+__all__ = ["HEURISTIC", "HEURISTICS", "heuristic_class", "make_heuristic"]

@@ -46,6 +46,7 @@ from braincards.envs.the_brain.cards import (
 )
 
 from ..heuristics.base import LayoutPlayer
+from ..kinds import PolicyKind
 from ..policy import legal_actions
 from . import fast
 from .solver import BIT, FULL, MATCH, REMOVERS_OF, SHIFT, TB_MASK, mask_of, turns
@@ -286,3 +287,7 @@ class TheBrainGreedy(LayoutPlayer):
 def make_greedy(game: str, config: dict | None = None, seed: int | None = None) -> TheBrainGreedy:
     """Factory for the ``greedy`` spec: The Brain only."""
     return TheBrainGreedy.for_game(game, config, seed=seed)
+
+
+GREEDY = PolicyKind("greedy", "a one-ply look-ahead over whole turns (TheBrainGreedy)", make_greedy,
+                    games=(TheBrainGreedy.GAME,))

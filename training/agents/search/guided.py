@@ -24,10 +24,9 @@ both of its parts.
 
 from __future__ import annotations
 
-from braincards.envs import the_brain
-
+from ..kinds import Param, PolicyKind
 from ..network import CheckpointPolicy, load_policy
-from ..policy import legal_actions, parse_spec_params
+from ..policy import legal_actions
 from .greedy import TheBrainGreedy, make_greedy
 from .pimc import PIMCPolicy, make_pimc
 
@@ -90,8 +89,6 @@ def make_guided(game: str, config: dict | None = None, seed: int | None = None, 
     """A :class:`GuidedPolicy` of ``checkpoint`` (a shipped name or a path) for ``game``, its
     proposals judged by ``judge`` (``samples`` and ``nodes``: the PIMC judge's budget) where
     the network's top probability is below ``confident`` (every decision when None)."""
-    if game != the_brain.SPEC.id:
-        raise ValueError(f"the guided policy plays {the_brain.SPEC.title} only ({the_brain.SPEC.id} only), not {game}")
     if judge not in JUDGES:
         raise ValueError(f"unknown guided judge {judge!r}; allowed: {list(JUDGES)}")
     if judge != "pimc" and (samples is not None or nodes is not None):
@@ -109,27 +106,16 @@ def make_guided(game: str, config: dict | None = None, seed: int | None = None, 
     return GuidedPolicy(network, referee, top=top, name=name, confident=confident)
 
 
-def guided_spec(params: str):
-    """``guided:checkpoint=NAME,top=K[,judge=pimc,samples=N,nodes=N][,confident=P]`` -> a
-    factory(game, config, seed=...)."""
-    items = [p.strip() for p in params.split(",") if p.strip()]
-    named = [p for p in items if p.split("=", 1)[0].strip() == "checkpoint"]
-    if len(named) != 1 or not named[0].split("=", 1)[1].strip():
-        raise ValueError("guided needs one checkpoint=NAME (a shipped name such as the_brain/ppo_3p, or a path), "
-                         "e.g. guided:checkpoint=the_brain/ppo_3p,top=3")  # fmt: skip
-    checkpoint = named[0].split("=", 1)[1].strip()
-    judges = [p for p in items if p.split("=", 1)[0].strip() == "judge"]
-    if len(judges) > 1:
-        raise ValueError(f"guided takes one judge=..., one of {list(JUDGES)}")
-    kw = parse_spec_params(",".join(p for p in items if p not in named + judges),
-                           {"top": int, "samples": int, "nodes": int, "confident": float}, spec="guided")  # fmt: skip
-    if judges:
-        kw["judge"] = judges[0].split("=", 1)[1].strip()
+GUIDED = PolicyKind(
+    "guided", "a trained network proposes its top K actions, a search judges them (GuidedPolicy)", make_guided,
+    params=(Param("checkpoint", str, "a checkpoint name or path", required=True, metavar="NAME"),
+            Param("top", int, f"the network's proposals (default {DEFAULT_TOP})", metavar="K"),
+            Param("judge", str, "greedy's look-ahead (default) or PIMC", choices=JUDGES),
+            Param("samples", int, "the pimc judge's deals per decision"),
+            Param("nodes", int, "the pimc judge's solver budget"),
+            Param("confident", float, "ask the judge only where the network's top probability is below P",
+                  metavar="P")),
+    games=(TheBrainGreedy.GAME,), example="guided:checkpoint=the_brain/ppo_3p_long,top=3",
+)
 
-    def factory(game, config, seed=None):
-        return make_guided(game, config, seed=seed, checkpoint=checkpoint, **kw)
-
-    return factory
-
-
-__all__ = ["DEFAULT_TOP", "JUDGES", "GuidedPolicy", "guided_spec", "make_guided"]
+__all__ = ["DEFAULT_TOP", "GUIDED", "JUDGES", "GuidedPolicy", "make_guided"]

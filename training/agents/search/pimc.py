@@ -27,7 +27,7 @@ from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import NUM_CARDS, VISIBLE_SYMBOL_OF
 
 from ..heuristics.base import LayoutPlayer
-from ..policy import parse_spec_params
+from ..kinds import Param, PolicyKind
 from .greedy import TheBrainGreedy
 from .solver import WIN, Solver, mask_of, stack_int
 
@@ -362,13 +362,9 @@ def make_pimc(game: str, config: dict, seed: int | None = None, samples: int | N
                                nodes=nodes or PIMCPolicy.DEFAULT_NODES)  # fmt: skip
 
 
-def pimc_spec(params: str):
-    """``pimc:samples=16,nodes=2000`` -> a factory(game, config, seed=...)."""
-    kw = parse_spec_params(params, {"samples": int, "nodes": int}, spec="pimc")
-
-    def factory(game, config, seed=None):
-        pol = make_pimc(game, config, seed=seed, **kw)
-        pol.name = "pimc:" + params
-        return pol
-
-    return factory
+PIMC = PolicyKind(
+    "pimc", "the search partner: samples the unseen cards, solves each sample, plays the most wins",
+    make_pimc, params=(Param("samples", int, f"deals sampled per decision (default {PIMCPolicy.DEFAULT_SAMPLES})"),
+                       Param("nodes", int, f"the solver's budget per deal and action (default {PIMCPolicy.DEFAULT_NODES})")),
+    games=(PIMCPolicy.GAME,), example="pimc:samples=16,nodes=2000", named_by_spec=True,
+)

@@ -108,8 +108,8 @@ class BraincardsMultiAgentEnv(MultiAgentEnv):
         else:
             agents = [LEARNER] + [snapshot_agent(k, j) for k in range(self.max_snapshots)
                                   for j in range(len(seats) - 1)]  # fmt: skip
-        base = self.game.table.observation_space(seats[0])
-        n_actions = int(self.game.table.action_space(seats[0]).n)
+        base = self.game.table.env.observation_space(seats[0])
+        n_actions = int(self.game.table.env.action_space(seats[0]).n)
         space = gym.spaces.Dict({
             OBS_KEY: gym.spaces.Box(0.0, 1.0, base["observation"].shape, np.float32),
             MASK_KEY: gym.spaces.Box(0.0, 1.0, (n_actions,), np.float32),
