@@ -10,8 +10,10 @@ Run from the repository root (no braincards import needed, the files are read as
   module pairs that import each other;
 * imports inside functions - ``import`` statements below a ``def`` in ``training/``;
 * functions over 60 lines - in ``envs/`` and ``training/``, rules engines (``rules.py``) aside;
-* the largest module of ``training/``, the README's size, and the lines of ``training/`` that
-  hold a game id in quotes (``"the_brain...``, ``"oh_my_brain...``, ``"brilliant_boar...``).
+* the largest module of ``training/``, the modules over 500 lines (rules engines aside), the
+  README's size, and game-specific code in generic modules of ``training/``: an import of a
+  game's own module or a comparison with a game id, anywhere but each game's heuristic, The
+  Brain's search and Brilliant Boar's event reader (:data:`GAME_SPECIFIC`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {"envs": "braincards.envs", "training": "braincards.training"}
-GAME_ID = re.compile(r"""["'](the_brain|oh_my_brain|brilliant_boar)""")
+GAMES = ("the_brain", "oh_my_brain", "brilliant_boar")
+GAME_ID = re.compile(rf"(?:{'|'.join(GAMES)})(?:_v\d+)?")
+# where game-specific code belongs in training/: each game's heuristic, The Brain's search,
+# and Brilliant Boar's recurrent event-reader network
+GAME_SPECIFIC = ("training/agents/heuristics/", "training/agents/search/", "training/agents/event_reader.py")
+LARGE = 500  # lines: the most a module outside the rules engines may have
 
 
 def modules() -> dict[str, Path]:
@@ -64,6 +71,37 @@ def imported(name: str, path: Path, tree: ast.AST, known: set[str]) -> set[str]:
             if t and t != name:
                 found.add(t)
     return found
+
+
+def game_specific(rel: str, tree: ast.AST) -> list[str]:
+    """Where ``tree`` imports a game's own module or compares with a game id: an
+    ``import braincards.envs.<game>`` (or ``from braincards.envs import <game>``), a comparison
+    with a quoted game id or name, or with a game module's ``SPEC.id``."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [f"{node.module}.{a.name}" for a in node.names] + [node.module]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(_is_game_id(x) for x in sides):
+                out.append(f"{rel}:{node.lineno} compares with a game id")
+            continue
+        else:
+            continue
+        if any(re.fullmatch(rf"braincards\.envs\.({'|'.join(GAMES)})(\..*)?", n) for n in names):
+            out.append(f"{rel}:{node.lineno} imports a game module")
+    return out
+
+
+def _is_game_id(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return bool(GAME_ID.fullmatch(node.value))
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_is_game_id(e) for e in node.elts)
+    return isinstance(node, ast.Attribute) and node.attr == "id" and isinstance(node.value, ast.Attribute) \
+        and node.value.attr == "SPEC"
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -127,8 +165,11 @@ def measure() -> dict:
     ]  # fmt: skip
     undocumented = [mods[name].relative_to(ROOT).as_posix() for name, tree in trees.items()
                     if not ast.get_docstring(tree)]  # fmt: skip
-    id_lines = [f"{p.relative_to(ROOT)}:{i}" for p in sorted((ROOT / "training").rglob("*.py"))
-                for i, line in enumerate(p.read_text().splitlines(), 1) if GAME_ID.search(line)]  # fmt: skip
+    specific = [place for name, tree in trees.items()
+                for rel in [mods[name].relative_to(ROOT).as_posix()]
+                if rel.startswith("training/") and not rel.startswith(GAME_SPECIFIC)
+                for place in game_specific(rel, tree)]
+    large = [f"{rel} ({n} lines)" for rel, n in _all_sizes(mods).items() if n > LARGE]
     largest = max(sizes.items(), key=lambda kv: kv[1])
     return {
         "import_cycles": cycles(graph),
@@ -138,8 +179,15 @@ def measure() -> dict:
         "modules_without_docstring": undocumented,
         "largest_module": {"path": largest[0], "lines": largest[1]},
         "readme_bytes": (ROOT / "README.md").stat().st_size,
-        "game_id_lines_in_training": id_lines,
+        "game_specific_code_in_generic_modules": specific,
+        "modules_over_500_lines": large,
     }
+
+
+def _all_sizes(mods: dict[str, Path]) -> dict[str, int]:
+    """Lines per module of envs/ and training/, the rules engines (``rules.py``) aside."""
+    return {path.relative_to(ROOT).as_posix(): len(path.read_text().splitlines())
+            for path in mods.values() if path.name != "rules.py"}
 
 
 def _owner(func: ast.AST, node: ast.AST) -> bool:
@@ -172,7 +220,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {f}")
     print(f"largest module:              {m['largest_module']['path']} ({m['largest_module']['lines']} lines)")
     print(f"README.md:                   {m['readme_bytes']} bytes")
-    print(f"game-id literals:            {len(m['game_id_lines_in_training'])} lines in training/")
+    print(f"game-specific code in generic modules: {len(m['game_specific_code_in_generic_modules'])}")
+    for place in m["game_specific_code_in_generic_modules"]:
+        print(f"  {place}")
+    print(f"modules over {LARGE} lines (rules engines aside): {len(m['modules_over_500_lines'])}")
+    for place in m["modules_over_500_lines"]:
+        print(f"  {place}")
     return 0
 
 

@@ -26,6 +26,7 @@ SPEC = GameSpec(
     env=env,
     decisions=rules.DECISIONS,
     scores=scores,
+    score_label="points",
     history_wrapper=HistoryWrapper,
     reward_options=("reward", "normalize"),
 )

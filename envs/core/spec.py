@@ -37,8 +37,9 @@ class GameSpec:
     * ``decisions`` - the decision kinds, indexed by the rules state's ``phase``;
       ``private_decisions`` - those another seat may not see being made;
     * ``baseline`` - the policy spec every learned policy is compared with;
+    * ``score_label`` - what a score counts, in the game's words (``"cards played out"``);
     * ``variant_option`` - an option that may be given as a list, one value per game in turn
-      (The Brain's ``difficulty``);
+      (The Brain's ``difficulty``), and ``variant_names`` - its named values, in order;
     * ``reward_options`` - options that shape the reward only: the game played is the same
       whatever their value (so is it for :data:`ENV_OPTIONS`, which every env has).
     """
@@ -55,7 +56,9 @@ class GameSpec:
     decisions: tuple[str, ...] = ()
     private_decisions: frozenset[str] = field(default_factory=frozenset)
     baseline: str = "heuristic"
+    score_label: str = "score"
     variant_option: str | None = None
+    variant_names: tuple[str, ...] = ()
     reward_options: tuple[str, ...] = ()
 
     def __post_init__(self):

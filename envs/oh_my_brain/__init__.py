@@ -16,6 +16,7 @@ SPEC = GameSpec(
     env=env,
     decisions=rules.DECISIONS,
     scores=rules.scores,
+    score_label="brains",
     # what a seat drafts, keeps, refills and gives is hidden from the other seats
     private_decisions=frozenset({"draft", "keep", "refill", "give_card"}),
     reward_options=("brain_shaping",),

@@ -19,7 +19,9 @@ SPEC = GameSpec(
     decisions=rules.DECISIONS,
     scores=rules.scores,
     progress=rules.progress,
+    score_label="cards played out",
     variant_option="difficulty",
+    variant_names=tuple(rules.DIFFICULTIES),
 )
 
 __all__ = ["SPEC", "env", "raw_env", "solo_env"]

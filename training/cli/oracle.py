@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from braincards.envs import the_brain
-
-from ..evaluation.oracle import DEFAULT_NODES, DIFFICULTIES, format_oracle, oracle
+from ..evaluation.oracle import DEFAULT_NODES, DIFFICULTIES, check_game, format_oracle, oracle
 from ..learning.yaml_files import load_env_config
 from .common import write_json_result
 
@@ -32,8 +30,7 @@ def add_commands(sub) -> None:
 
 
 def cmd_oracle(args) -> int:
-    if args.game != the_brain.SPEC.id:
-        raise ValueError(f"the oracle solves The Brain only, not {args.game}")
+    check_game(args.game)
     config = load_env_config(args.config, args.set)
     for key in ("num_players", "difficulty"):
         if key in config:

@@ -18,6 +18,11 @@ from .replay import REPLAY_SUFFIX, replay_of_record, write_replay
 from .stats import fmt_interval, interval_dict, t_interval, wilson_interval
 
 
+def by_variant_key(spec) -> str:
+    """The team result's key of its per-variant figures: ``by_difficulty`` for The Brain."""
+    return f"by_{spec.variant_option or 'variant'}"
+
+
 def _summary(records: list[dict], labels_all: list[str], variants: list[dict], game: str) -> dict:
     spec = get_spec(game)
     per: dict[str, dict[str, list]] = {}
@@ -60,7 +65,7 @@ def _summary(records: list[dict], labels_all: list[str], variants: list[dict], g
                 "win_rate": interval_dict(wilson_interval(sum(bool(r["wins"][0]) for r in recs), len(recs))),
                 "mean_score": interval_dict(t_interval([r["scores"][0] for r in recs])),
             }
-        out["team"]["by_difficulty"] = by
+        out["team"][by_variant_key(spec)] = by
     return out
 
 
@@ -82,7 +87,8 @@ def evaluate(
     Seats rotate across games (game g puts ``seats[j]`` at player ``(j - g) mod n``; see the
     module docstring for a difficulty list), so each policy plays every position equally
     often when ``games`` is a multiple of n. For The Brain ``config["difficulty"]`` may be a
-    list: game g has difficulty ``g mod V`` (``by_difficulty`` in the result).
+    list (the spec's ``variant_option``): game g has difficulty ``g mod V`` (``by_difficulty``,
+    :func:`by_variant_key`, in the result).
     Returns a JSON-safe dict: ``policies[label]`` with ``win_rate`` (Wilson 95% CI),
     ``mean_reward`` and ``mean_score`` (t 95% CI) over the seat-games it played;
     ``mean_length`` (decisions per game), ``truncated``; ``team`` for cooperative games.
@@ -150,10 +156,11 @@ def format_evaluation(result: dict) -> str:
         )
     if "team" in result:
         t = result["team"]
-        lines += ["", f"team win rate: {fmt_interval(t['win_rate'])}  mean cards played out: "
-                  f"{fmt_interval(t['mean_score'], 2)}"]  # fmt: skip
-        if len(t["by_difficulty"]) > 1:
-            for d, v in t["by_difficulty"].items():
+        spec = get_spec(result["game"])
+        lines += ["", f"team win rate: {fmt_interval(t['win_rate'])}  mean {spec.score_label}: "
+                  f"{fmt_interval(t['mean_score'], 2)}"]
+        if len(t[by_variant_key(spec)]) > 1:
+            for d, v in t[by_variant_key(spec)].items():
                 lines.append(f"  {d}: {fmt_interval(v['win_rate'])} ({v['games']} games)")
     lines.append(
         f"mean game length: {fmt_interval(result['mean_length'], 1)} decisions; "

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import time
 
-from braincards.envs import derive_seed, the_brain
+from braincards.envs import derive_seed, get_spec
 
 from ..agents.search.solver import LOSS, UNKNOWN, WIN, Solver
 from .stats import interval_dict, wilson_interval
 
-DIFFICULTIES = ("amateur", "robber", "cat_burglar")
+SPEC = get_spec(Solver.GAME)  # the game the exact solver plays
+DIFFICULTIES = SPEC.variant_names
 DEFAULT_NODES = 2_000_000  # about 2 s of search at most per deal; 1 unknown deal in 1,000 at most
 
 
@@ -27,7 +28,7 @@ def oracle_cell(config: dict, deals: int, seed: int = 0, nodes: int | None = DEF
     ``table_bits``: the solver's transposition table holds at most ``2 ** table_bits``
     entries of 17 bytes (default: :func:`~braincards.training.agents.search.solver.table_bits_for`
     the budget, at most 2**24, about 285 MB)."""
-    spec = the_brain.SPEC
+    spec = SPEC
     config = spec.check_options(config)
     deals = int(deals)
     if deals < 1:
@@ -83,10 +84,16 @@ def oracle(players=(3,), difficulties=DIFFICULTIES, deals: int = 200, seed: int 
     return {"deals": int(deals), "seed": seed, "nodes": nodes, "cells": cells}
 
 
+def check_game(game: str) -> None:
+    """A ValueError unless the oracle's solver plays ``game``."""
+    if get_spec(game) is not SPEC:
+        raise ValueError(f"the oracle solves {SPEC.title} only ({SPEC.id}), not {game}")
+
+
 def format_oracle(result: dict) -> str:
     budget = "no node budget" if result["nodes"] is None else f"node budget {result['nodes']:,} per deal"
     lines = [
-        f"The Brain oracle: deals winnable with every card known ({result['deals']} deals per "
+        f"{SPEC.title} oracle: deals winnable with every card known ({result['deals']} deals per "
         f"config, seed {result['seed']}, {budget})",
         "",
         "| config | winnable (95% CI) | winnable | proven unwinnable | unknown (budget exhausted) | mean nodes | s/deal |",

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from braincards.envs import the_brain
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import (
     COLOR_OF,
@@ -262,6 +263,8 @@ class Solver:
     so solving several children of one state shares their common subtrees. The turn-start
     search runs compiled (:mod:`.fast`).
     """
+
+    GAME = the_brain.SPEC.id  # the game it solves
 
     def __init__(self, num_seats: int, limit: int, deck, draw_optional: bool = False,
                  nodes: int | None = None, bound: bool = True, table_bits: int | None = None,
