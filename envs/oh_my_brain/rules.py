@@ -87,6 +87,30 @@ def num_actions(maxc: int) -> int:
     return PLAY_ACTION + NUM_VALUES * maxc
 
 
+def max_copies_of(actions: int) -> int:
+    """``maxc`` from the size of the action space (:func:`num_actions` read backwards)."""
+    return max(1, (actions - PLAY_ACTION) // NUM_VALUES)
+
+
+def played(action: int, maxc: int) -> tuple[int, int]:
+    """A play action (``>= PLAY_ACTION``) -> ``(value, count)``, :func:`play_action` read backwards."""
+    return (action - PLAY_ACTION) // maxc, (action - PLAY_ACTION) % maxc + 1
+
+
+def chosen_value(action: int) -> int:
+    """A value action (draft, keep, refill, give card) -> the card value it chooses."""
+    return action - VALUE_ACTION
+
+
+def opponent_of(action: int) -> int:
+    """An opponent, exchange-hand or exchange-graveyard action -> the opponent k = 1..n-1 seats
+    after the deciding one."""
+    for base in (EXCHANGE_GRAVE, EXCHANGE_HAND, OPPONENT_ACTION):
+        if action >= base:
+            return action - base + 1
+    raise ValueError(f"action {action} names no opponent")
+
+
 # ------------------------------------------------------------------------ config
 def _normalize_deck(deck) -> tuple[int, ...]:
     """``{value: copies}`` -> copies per value (a tuple of 20 counts), validated (R-O2)."""

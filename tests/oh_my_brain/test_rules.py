@@ -638,3 +638,19 @@ def test_state_from_dict_still_accepts_every_reached_table():
     s = table(2, hands=[[11], [1, 2]], horde=[10], brains=[9, 2])
     rules.apply_action(s, P(11))
     assert rules.is_terminal(s) and s.mouse and rules.State.from_dict(s.to_dict()) == s
+
+
+def test_action_decoders_read_the_encoding_backwards():
+    """Players decode actions with the rules' own decoders, never with raw offsets."""
+    for maxc in (1, 2, 3, 4):
+        assert rules.max_copies_of(rules.num_actions(maxc)) == maxc
+        for v in range(rules.NUM_VALUES):
+            for k in range(1, maxc + 1):
+                assert rules.played(rules.play_action(v, k, maxc), maxc) == (v, k)
+    for v in range(rules.NUM_VALUES):
+        assert rules.chosen_value(rules.VALUE_ACTION + v) == v
+    for k in range(1, rules.MAX_PLAYERS):
+        for base in (rules.OPPONENT_ACTION, rules.EXCHANGE_HAND, rules.EXCHANGE_GRAVE):
+            assert rules.opponent_of(base + k - 1) == k
+    with pytest.raises(ValueError, match="names no opponent"):
+        rules.opponent_of(rules.PASS)

@@ -18,21 +18,34 @@ from __future__ import annotations
 import numpy as np
 
 from braincards.envs import oh_my_brain
+from braincards.envs.oh_my_brain.cards import MOSQUITO, MOUSE
+from braincards.envs.oh_my_brain.rules import (
+    DRAFT,
+    EXCHANGE,
+    EXCHANGE_GRAVE,
+    EXCHANGE_HAND,
+    EXTRA_TARGET,
+    GIVE_CARD,
+    GIVE_TARGET,
+    KEEP,
+    OPPONENT_ACTION,
+    PASS,
+    PLAY,
+    PLAY_ACTION,
+    REFILL,
+    RESTART,
+    STEAL,
+    VALUE_ACTION,
+    chosen_value,
+    max_copies_of,
+    opponent_of,
+    played,
+)
 
 from ..policy import legal_actions
 from .base import LayoutPlayer
 
-NUM_VALUES = 20
-MOSQUITO, SPIDER, MOUSE = 0, 8, 11
 EMERGENCY = (MOUSE, MOSQUITO)
-(DRAFT, PLAY, RESTART, EXTRA_TARGET, KEEP, REFILL, GIVE_CARD, GIVE_TARGET, STEAL,
- EXCHANGE) = range(10)  # fmt: skip
-PASS = 0
-VALUE_ACTION = 1  # 1..20
-OPPONENT_ACTION = 21  # 21..24: opponent k = a - 20
-EXCHANGE_HAND = 25  # 25..28: k = a - 24
-EXCHANGE_GRAVE = 29  # 29..32: k = a - 28
-PLAY_ACTION = 33  # 33 + v * maxc + (k - 1)
 
 
 class OhMyBrainHeuristic(LayoutPlayer):
@@ -51,7 +64,7 @@ class OhMyBrainHeuristic(LayoutPlayer):
         if len(legal) == 1:
             return legal[0]
         obs = np.asarray(observation["observation"])
-        maxc = max(1, (len(mask) - PLAY_ACTION) // NUM_VALUES)
+        maxc = max_copies_of(len(mask))
 
         def counts(name):
             return np.rint(self._piece(obs, name) * maxc).astype(int)
@@ -66,9 +79,9 @@ class OhMyBrainHeuristic(LayoutPlayer):
             return self._play(legal, maxc)
         if d in (EXTRA_TARGET, GIVE_TARGET):
             # the opponent closest to going out; ties: most brains
-            return min(legal, key=lambda a: (cards[a - 20], -brains[a - 20], a))
+            return min(legal, key=lambda a: (cards[opponent_of(a)], -brains[opponent_of(a)], a))
         if d == STEAL:
-            return max(legal, key=lambda a: (brains[a - 20], -cards[a - 20], -a))
+            return max(legal, key=lambda a: (brains[opponent_of(a)], -cards[opponent_of(a)], -a))
         if d == EXCHANGE:
             return self._exchange(legal, self._piece(obs, "hand_sizes"),
                                   self._piece(obs, "graveyard_sizes"))  # fmt: skip
@@ -77,8 +90,7 @@ class OhMyBrainHeuristic(LayoutPlayer):
     @staticmethod
     def _play(legal: list, maxc: int) -> int:
         """play / restart: the lowest normal value (all copies), else an emergency, else pass."""
-        plays = [(a, (a - PLAY_ACTION) // maxc, (a - PLAY_ACTION) % maxc + 1)
-                 for a in legal if a >= PLAY_ACTION]  # fmt: skip
+        plays = [(a, *played(a, maxc)) for a in legal if a >= PLAY_ACTION]
         normal = [p for p in plays if p[1] not in EMERGENCY]
         if normal:
             # the lowest value, all copies
@@ -94,18 +106,15 @@ class OhMyBrainHeuristic(LayoutPlayer):
         """exchange: the swap (hands or graveyards, with whom) that leaves the fewest cards."""
 
         def gain(a):
-            if EXCHANGE_HAND <= a < EXCHANGE_GRAVE:
-                k = a - 24
-                return hs[0] - hs[k]
-            k = a - 28
-            return gs[0] - gs[k]
+            k = opponent_of(a)
+            return hs[0] - hs[k] if EXCHANGE_HAND <= a < EXCHANGE_GRAVE else gs[0] - gs[k]
 
         return max(legal, key=lambda a: (gain(a), -a))
 
     @staticmethod
     def _pick_value(d: int, legal: list, hand: np.ndarray, pending: np.ndarray) -> int:
         """draft / keep / refill / give card: the value to choose (see the module docstring)."""
-        values = [a - VALUE_ACTION for a in legal if VALUE_ACTION <= a < OPPONENT_ACTION]
+        values = [chosen_value(a) for a in legal if VALUE_ACTION <= a < OPPONENT_ACTION]
         if not values:
             return legal[0]
         if d == DRAFT:
