@@ -290,8 +290,8 @@ def test_train_the_brain_2p_export_load_play_and_resume(ray_local, tmp_path):
     assert (out / "best.zip").is_file() and (out / "progress.csv").is_file()
     _play_one_game(out / "last", "the_brain_v0", cfg.env)
     # resume: the learner starts from the checkpoint's weights and its timesteps count
-    again = rl_train.train_rllib(cfg, tmp_path / "brain2", timesteps=result["timesteps"] + 200,
-                                 resume_from=out / "last", log=lambda msg: None)  # fmt: skip
+    longer = cfg.model_copy(update={"total_timesteps": result["timesteps"] + 200})
+    again = rl_train.train_rllib(longer, tmp_path / "brain2", resume_from=out / "last", log=lambda msg: None)
     assert result["timesteps"] + 200 <= again["timesteps"] < result["timesteps"] + 800
 
 

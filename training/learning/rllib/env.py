@@ -38,7 +38,8 @@ import gymnasium as gym
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from ..learner_env import LEARNER, MODES, LearnerGame, OpponentPool
+from ..learner_env import LEARNER, LearnerGame, OpponentPool
+from .runner_config import RunnerConfig
 
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"
@@ -86,49 +87,41 @@ def normalize_opponents(opponents) -> list[tuple[str, float]]:
 
 
 class BraincardsMultiAgentEnv(MultiAgentEnv):
-    """See the module docstring. ``config``: ``game`` (env id), ``env`` (env options),
-    ``mode`` (``"team"``/``"seat"``), ``opponents``, ``max_snapshots``, ``snapshot_slots``,
-    ``deterministic`` (checkpoint opponents play their argmax), ``history_k``, ``shaping``,
-    ``seed``."""
+    """See the module docstring. ``config``: RLlib's ``env_config``, a
+    :class:`~.runner_config.RunnerConfig` as a mapping."""
 
     def __init__(self, config: dict | None = None):
         super().__init__()
-        config = dict(config or {})
-        mode = config.get("mode", "team")
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-        self.mode, self.max_snapshots = mode, int(config.get("max_snapshots") or 0)
-        self.pool = self._pool(config) if mode == "seat" else None
-        self.game = LearnerGame(config["game"], dict(config.get("env") or {}), mode=mode, pool=self.pool,
-                                history_k=int(config.get("history_k") or 0),
-                                shaping=float(config.get("shaping") or 0.0), agent_per_seat=True)  # fmt: skip
+        run = RunnerConfig.from_env_config(config)
+        self.mode, self.max_snapshots = run.mode, int(run.max_snapshots)
+        self.pool = self._pool(run) if run.mode == "seat" else None
+        self.game = LearnerGame(run.game, dict(run.env), mode=run.mode, pool=self.pool,
+                                history_k=int(run.history_k), shaping=float(run.shaping), agent_per_seat=True)
         seats = self.game.seats
-        if mode == "team":
+        if run.mode == "team":
             agents = list(seats)
         else:
             agents = [LEARNER] + [snapshot_agent(k, j) for k in range(self.max_snapshots)
-                                  for j in range(len(seats) - 1)]  # fmt: skip
+                                  for j in range(len(seats) - 1)]
         base = self.game.table.env.observation_space(seats[0])
         n_actions = int(self.game.table.env.action_space(seats[0]).n)
         space = gym.spaces.Dict({
             OBS_KEY: gym.spaces.Box(0.0, 1.0, base["observation"].shape, np.float32),
             MASK_KEY: gym.spaces.Box(0.0, 1.0, (n_actions,), np.float32),
-        })  # fmt: skip
+        })
         self.possible_agents, self.agents = agents, list(agents)
         self.observation_spaces = dict.fromkeys(agents, space)
         self.action_spaces = dict.fromkeys(agents, gym.spaces.Discrete(n_actions))
-        self._rng = np.random.default_rng(config.get("seed"))
+        self._rng = np.random.default_rng(run.seed)
         self._outcomes: list[int] = []  # 1 = the learner (team) won, per finished game
 
-    def _pool(self, config: dict) -> OpponentPool:
-        sources = normalize_opponents(config.get("opponents"))
+    def _pool(self, run: RunnerConfig) -> OpponentPool:
+        sources = normalize_opponents(run.opponents)
         if any(s == SNAPSHOTS for s, _ in sources) and self.max_snapshots < 1:
             raise ValueError("the opponents include 'snapshots' but max_snapshots < 1")
-        pool = OpponentPool(config["game"], dict(config.get("env") or {}), sources,
-                            max_snapshots=max(1, self.max_snapshots),
-                            deterministic=bool(config.get("deterministic", False)),
-                            external_snapshots=True)  # fmt: skip
-        pool.fill_slots(int(config.get("snapshot_slots") or 0))
+        pool = OpponentPool(run.game, dict(run.env), sources, max_snapshots=max(1, self.max_snapshots),
+                            deterministic=bool(run.deterministic), external_snapshots=True)
+        pool.fill_slots(int(run.snapshot_slots))
         return pool
 
     # ------------------------------------------------------------------ trainer hooks

@@ -30,7 +30,6 @@ iteration.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import functools
 import math
@@ -54,7 +53,7 @@ from braincards.training import files
 from ...agents.checkpoint import detached_state
 from ...agents.network import load_policy
 from ...evaluation.stats import fmt_interval
-from ..config import check_rllib_backend, config_dict, load_train_config
+from ..config import check_rllib_backend, config_dict
 from ..learner_env import LEARNER
 from ..pretrain import pretrain, pretrain_envs
 from ..sb3 import make_learner_env
@@ -62,6 +61,7 @@ from ..schedule import SnapshotSchedule, run_evaluation
 from .env import BraincardsMultiAgentEnv, module_for
 from .export import export_checkpoint, load_sb3_state_dict, read_policy_weights
 from .module import module_spec
+from .runner_config import RunnerConfig
 
 
 # ---------------------------------------------------------------------------- config
@@ -74,17 +74,7 @@ def max_snapshots(cfg) -> int:
 
 def env_config(cfg, seed: int) -> dict:
     """RLlib's ``env_config`` of a run (RLlib ships a plain mapping to its env runners)."""
-    return {
-        "game": cfg.game,
-        "env": dict(cfg.env),
-        "mode": cfg.mode,
-        "opponents": [{"source": src.source, "weight": float(src.weight)} for src in cfg.opponents.pool],
-        "max_snapshots": max_snapshots(cfg),
-        "snapshot_slots": 0,
-        "history_k": cfg.history_k,
-        "shaping": cfg.shaping,
-        "seed": seed,
-    }
+    return RunnerConfig.of(cfg, seed, max_snapshots(cfg)).to_env_config()
 
 
 def _map_agent(agent_id, episode=None, **kwargs):
@@ -253,31 +243,24 @@ def train_rllib(
     cfg,
     out_dir: str | os.PathLike,
     *,
-    timesteps: int | None = None,
-    seed: int | None = None,
-    num_env_runners: int | None = None,
-    num_learners: int | None = None,
-    address: str | None = None,
-    num_cpus: int | None = None,
     resume_from: str | os.PathLike | None = None,
     progress: bool = True,
     log=None,
+    num_cpus: int | None = None,
 ) -> dict:
     """Train ``cfg`` (a TrainConfig) with RLlib's PPO; write ``OUT/last`` and ``OUT/best``
     braincards checkpoints, ``OUT/progress.csv`` and ``OUT/rllib_result.json``.
 
-    Keyword arguments override the config (``timesteps`` -> total_timesteps, ``seed``,
-    ``num_env_runners``/``num_learners``/``address`` -> ``rllib.*``; ``num_cpus``: the
-    local Ray's CPUs, default min(2, cores)). ``resume_from``: a braincards checkpoint of
+    Everything the run does is in ``cfg`` (``braincards train CONFIG --backend rllib --set
+    rllib.num_env_runners=4``; ``num_cpus``: the local Ray's CPUs, default min(2, cores)).
+    ``resume_from``: a braincards checkpoint of
     the same network (``DIR/last``) whose weights start the learner and whose timesteps
     count towards the total (the optimizer starts afresh). ``progress=False`` logs only
     snapshots, evaluations and the end, not every iteration. Returns the summary written to
     ``rllib_result.json``: checkpoints, timesteps, wall seconds, learner steps/s, evaluation.
     """
     check_rllib_backend(cfg)
-    run = RLlibRun(cfg, out_dir, timesteps=timesteps, seed=seed, num_env_runners=num_env_runners,
-                   num_learners=num_learners, address=address, resume_from=resume_from,
-                   progress=progress, log=log)  # fmt: skip
+    run = RLlibRun(cfg, out_dir, resume_from=resume_from, progress=progress, log=log)
     torch.set_num_threads(cfg.torch_threads)
     started = _start_ray(run.address, num_cpus, cfg.torch_threads)
     try:
@@ -293,8 +276,7 @@ class RLlibRun:
     """One RLlib training run (see :func:`train_rllib`): build, start the learner, iterate,
     snapshot, evaluate and export."""
 
-    def __init__(self, cfg, out_dir, *, timesteps, seed, num_env_runners, num_learners, address,
-                 resume_from, progress, log):  # fmt: skip
+    def __init__(self, cfg, out_dir, *, resume_from, progress, log):
         self.cfg, self.out, self.resume_from, self.progress = cfg, Path(out_dir), resume_from, progress
         self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
         self.offset, self.resume_tensors = 0, None
@@ -305,11 +287,11 @@ class RLlibRun:
                 raise ValueError(f"--resume {resume_from}: trained on {meta['game']} "
                                  f"{meta['env_config']}, the config is {cfg.game} {dict(cfg.env)}")  # fmt: skip
             self.offset = int(meta.get("timesteps") or 0)
-        self.total = int(timesteps or cfg.total_timesteps)
-        self.seed = int(cfg.seed if seed is None else seed)
-        self.runners = int(cfg.rllib.num_env_runners if num_env_runners is None else num_env_runners)
-        self.learners = int(cfg.rllib.num_learners if num_learners is None else num_learners)
-        self.address = address if address is not None else cfg.rllib.address
+        self.total = int(cfg.total_timesteps)
+        self.seed = int(cfg.seed)
+        self.runners = int(cfg.rllib.num_env_runners)
+        self.learners = int(cfg.rllib.num_learners)
+        self.address = cfg.rllib.address
         self.max_snapshots = max_snapshots(cfg)
         self.out.mkdir(parents=True, exist_ok=True)
         self.training = config_dict(cfg)
@@ -450,31 +432,3 @@ def _csv_writer(fh):
 def _eval_line(evaluation: dict) -> str:
     return "; ".join(f"{name} win rate {fmt_interval(e['win_rate'])}"
                      for name, e in evaluation.items() if name != "primary")  # fmt: skip
-
-
-# ---------------------------------------------------------------------------- script
-def main(argv: list[str] | None = None) -> int:
-    """``python -m braincards.training.learning.rllib.train CONFIG [options]`` (the same as
-    ``braincards train CONFIG --backend rllib``)."""
-    p = argparse.ArgumentParser(prog="python -m braincards.training.learning.rllib.train",
-                                description="train a braincards config on Ray RLlib")  # fmt: skip
-    p.add_argument("config")
-    p.add_argument("--out", default=None, help="output folder (default runs/rllib/<config name>)")
-    p.add_argument("--timesteps", type=int, default=None)
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--num-env-runners", type=int, default=None)
-    p.add_argument("--num-learners", type=int, default=None)
-    p.add_argument("--address", default=None, help="Ray cluster address (default: local Ray)")
-    p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray (default 2)")
-    p.add_argument("--resume", default=None, help="start from this checkpoint's weights")
-    args = p.parse_args(argv)
-    cfg = load_train_config(args.config)
-    out = args.out or str(Path("runs") / "rllib" / Path(args.config).stem)
-    train_rllib(cfg, out, timesteps=args.timesteps, seed=args.seed,
-                num_env_runners=args.num_env_runners, num_learners=args.num_learners,
-                address=args.address, num_cpus=args.num_cpus, resume_from=args.resume)  # fmt: skip
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
