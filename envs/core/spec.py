@@ -9,6 +9,7 @@ own spec in its ``__init__.py`` and adds one line to ``braincards.envs.GAMES``.
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,20 @@ from .base import CardGameEnv
 # an illegal action does)
 ENV_OPTIONS = ("max_cycles", "render_mode", "illegal_action")
 DECLARED: dict[str, GameSpec] = {}  # every spec by id, as it was declared (pickling reads it)
+# what GameSpec learned by building an env, by (spec id, what, the options as given): checked
+# options, observation layouts and spaces are facts of the options, so a table config is
+# resolved once per process however often it is asked for (bounded: a long-lived server sees
+# many configs)
+_RESOLVED: dict[tuple, Any] = {}
+_RESOLVED_MAX = 4096
+
+
+def _options_key(config) -> str | None:
+    """A key that identifies ``config`` (None when its values cannot be told apart by repr)."""
+    try:
+        return repr(sorted(config.items())) if isinstance(config, dict) else repr(config)
+    except TypeError:  # keys of mixed types
+        return None
 
 
 @dataclass(frozen=True)
@@ -97,10 +112,26 @@ class GameSpec:
         skip = set(ENV_OPTIONS) | set(self.reward_options)
         return {k: config.get(k, self.default(k)) for k in self.option_names() if k not in skip}
 
+    def _resolved(self, what: str, config, compute):
+        """``compute()``, remembered for ``config`` (see :data:`_RESOLVED`); a failure is not."""
+        key = _options_key(config)
+        if key is None:
+            return compute()
+        key = (self.id, what, key)
+        if key not in _RESOLVED:
+            if len(_RESOLVED) >= _RESOLVED_MAX:
+                _RESOLVED.clear()
+            _RESOLVED[key] = compute()
+        return _RESOLVED[key]
+
     def check_options(self, config: dict | None) -> dict:
         """``config`` checked by the game itself: a ValueError names an unknown key (and the
         known ones) or a bad value (and what is allowed). Returns a copy; a
-        ``variant_option`` given as a list is checked value by value."""
+        ``variant_option`` given as a list is checked value by value. The env that checks a
+        config is built once per process (see :meth:`_resolved`)."""
+        return copy.deepcopy(self._resolved("options", config, lambda: copy.deepcopy(self._check_options(config))))
+
+    def _check_options(self, config: dict | None) -> dict:
         if config is not None and not isinstance(config, dict):
             raise ValueError(f"{self.id} options must be a mapping, got {type(config).__name__}")
         config = dict(config or {})
@@ -139,6 +170,10 @@ class GameSpec:
 
     def spaces(self, config: dict | None = None, history_k: int = 0) -> dict:
         """``{"observation_shape", "action_n"}`` of the game under ``config`` (options checked)."""
+        spaces = self._resolved(f"spaces/{int(history_k)}", config, lambda: self._spaces(config, history_k))
+        return {"observation_shape": list(spaces["observation_shape"]), "action_n": spaces["action_n"]}
+
+    def _spaces(self, config: dict | None, history_k: int) -> dict:
         env = self.table(self.check_options(config), history_k)
         agent = env.possible_agents[0]
         out = {"observation_shape": list(env.observation_space(agent)["observation"].shape),
@@ -148,7 +183,11 @@ class GameSpec:
 
     def observation_layout(self, config: dict | None = None) -> dict:
         """The env's ``observation_layout()`` under ``config`` (options checked): what the
-        rule-based and search players are built from."""
+        rule-based and search players are built from (a copy of it, built once per process)."""
+        layout = self._resolved("layout", config, lambda: self._observation_layout(config))
+        return {name: dict(piece) for name, piece in layout.items()}
+
+    def _observation_layout(self, config: dict | None) -> dict:
         env = self.raw_env(**self.check_options(config))
         layout = env.observation_layout()
         env.close()
