@@ -129,7 +129,7 @@ def test_team_mode_shaping_pays_the_progress_since_each_agents_last_decision():
     from braincards.envs.the_brain.rules import progress
 
     def the_brain_progress(table, seat):
-        return progress(table.unwrapped.state)
+        return progress(table.raw.state)
 
     shaped = BraincardsMultiAgentEnv({"game": "the_brain_v0", "env": {"num_players": 2},
                                       "mode": "team", "shaping": 0.5})  # fmt: skip

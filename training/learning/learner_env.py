@@ -188,6 +188,11 @@ class LearnerGame:
         seat = self.table.to_move
         return None if seat is None else self.agent_of[seat]
 
+    @property
+    def returns(self) -> dict[str, float]:
+        """The game's own return of every seat so far (no shaping)."""
+        return self.table.returns
+
     def seat_of(self, agent: str) -> str:
         """The seat whose rewards ``agent`` is credited (a team's learner: its first seat)."""
         return self._credit[agent]
@@ -215,12 +220,12 @@ class LearnerGame:
 
     def episode_return(self, agent: str = LEARNER) -> float:
         """The game's own return of ``agent``'s seat so far (no shaping)."""
-        return self.table.returns[self.seat_of(agent)]
+        return self.returns[self.seat_of(agent)]
 
     def won(self, agent: str = LEARNER) -> bool:
         """Whether ``agent``'s seat won the game (the spec decides; a truncated game has no
         winner)."""
-        rewards = [self.table.returns[s] for s in self.seats]
+        rewards = [self.returns[s] for s in self.seats]
         wins = self.spec.wins(self.raw.state, rewards, self.truncated)
         return bool(wins[self.seats.index(self.seat_of(agent))])
 
