@@ -196,3 +196,32 @@ def test_decisions_and_private_decisions():
             assert spec.decision(done.state) is None
     assert SPECS["oh_my_brain_v0"].private_decisions == {"draft", "keep", "refill", "give_card"}
     assert not SPECS["the_brain_v0"].private_decisions
+
+
+def test_a_table_config_is_resolved_once_and_handed_out_as_copies(monkeypatch):
+    from braincards.envs.core.base import CardGameEnv
+
+    spec = get_spec("the_brain_v0")
+    built = []
+    init = CardGameEnv.__init__
+    monkeypatch.setattr(CardGameEnv, "__init__", lambda self, *a, **kw: built.append(1) or init(self, *a, **kw))
+    config = {"num_players": 3, "difficulty": ["robber", "cat_burglar"], "hand_size": 4}
+    first = spec.check_options(config)
+    assert first == config and len(built) == 2  # one env per variant checks it
+    again = spec.check_options(dict(config))
+    assert again == first and again is not first and again["difficulty"] is not first["difficulty"]
+    again["difficulty"].append("amateur")  # a caller's change never reaches the next caller
+    assert spec.check_options(config)["difficulty"] == ["robber", "cat_burglar"]
+    layout = spec.observation_layout({"num_players": 3})
+    layout["decision"]["start"] = 99
+    assert spec.observation_layout({"num_players": 3})["decision"]["start"] == 0
+    assert spec.spaces({"num_players": 3}) == spec.spaces({"num_players": 3})
+    before = len(built)
+    for _ in range(5):
+        spec.check_options(config)
+        spec.observation_layout({"num_players": 3})
+        spec.spaces({"num_players": 3})
+    assert len(built) == before  # asked again, built no more
+    for _ in range(2):  # a bad config is refused every time, never remembered
+        with pytest.raises(ValueError, match="num_players"):
+            spec.check_options({"num_players": 9})
