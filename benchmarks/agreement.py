@@ -63,7 +63,7 @@ def agreement(game: str, config: dict, policy: str, teacher: str, games: int, se
     return {"game": game, "config": config, "policy": policy, "teacher": teacher, "games": games,
             "seed": seed, "decisions": choices, "agreement": round(same / max(choices, 1), 4),
             "games_with_a_disagreement": round(games_apart / games, 4),
-            "team_win_rate": round(won / games, 4) if cooperative else None}  # fmt: skip
+            "team_win_rate": round(won / games, 4) if cooperative else None}
 
 
 def main(argv=None) -> int:

@@ -45,7 +45,7 @@ from braincards.training.learning.config import TrainConfig, load_train_config, 
 from braincards.training.learning.yaml_files import parse_sets
 
 HOSTILE = [None, True, -1, 0, 10**100, 1e308, float("nan"), "x" * 100_000, [], {}, [[[[[]]]]] * 3,
-           "chess_v0", [10**12], {"a": 1}]  # fmt: skip
+           "chess_v0", [10**12], {"a": 1}]
 MAX_MESSAGE = 2000  # a clear error is short
 MAX_SECONDS = 5.0
 
@@ -106,7 +106,7 @@ def probe_metadata(src: Path, folder: Path) -> Counter:
     ck.with_suffix(".json").write_text(deep)
     results[outcome(lambda: load_policy(ck))] += 1
     for kwarg, value in [("net_arch", [10**9]), ("activation_fn", "gelu"), ("features_extractor_class", "os.system"),
-                         ("lstm_hidden_size", 10**6), ("ortho_init", "yes")]:  # fmt: skip
+                         ("lstm_hidden_size", 10**6), ("ortho_init", "yes")]:
         edited = copy.deepcopy(meta)
         edited["policy"]["kwargs"][kwarg] = value
         ck = _fresh_copy(src, folder, f"k_{kwarg}")
@@ -144,7 +144,7 @@ def probe_archive(src: Path, folder: Path, rng: np.random.Generator) -> Counter:
     edits = {"nan": lambda t: next(iter(t.values())).view(-1).__setitem__(0, float("nan")),
              "huge": lambda t: [v.fill_(3e38) for v in t.values()],
              "missing": lambda t: t.pop(next(iter(t))),
-             "extra": lambda t: t.__setitem__("evil", torch.zeros(3))}  # fmt: skip
+             "extra": lambda t: t.__setitem__("evil", torch.zeros(3))}
     for reseal in (False, True):
         for name, edit in edits.items():
             t = {k: v.clone() for k, v in tensors.items()}
@@ -174,7 +174,7 @@ def probe_optimizer(folder: Path) -> Counter:
             fresh = torch.optim.Adam(torch.nn.Linear(3, 2).parameters())
             same = value == js["param_groups"][0][key] and type(value) is type(js["param_groups"][0][key])
             results[outcome(lambda bad=bad, fresh=fresh: load_optimizer_state(fresh, (tensors, bad), "probe"),
-                            bad=not same)] += 1  # fmt: skip
+                            bad=not same)] += 1
     return results
 
 
@@ -220,7 +220,7 @@ def probe_configs(folder: Path) -> Counter:
     texts = [_laughs(d) for d in range(3, 10)]
     texts += ["x: " + "[" * n + "]" * n for n in (100, 1000, 100_000)]
     texts += [BASE + "seed: 1\nseed: 2\n", BASE + "ppo: {n_steps: 64, n_steps: 128}\n", "- a\n- b\n",
-              BASE + "x" * (2 << 20), BASE + "junk: !!python/object/apply:os.system ['true']\n"]  # fmt: skip
+              BASE + "x" * (2 << 20), BASE + "junk: !!python/object/apply:os.system ['true']\n"]
     for k, text in enumerate(texts):
         path = folder / f"c{k}.yaml"
         path.write_text(text)
@@ -262,7 +262,7 @@ def probe_actions() -> Counter:
            lambda a: np.float32(a), lambda a: np.bool_(True), lambda a: True, lambda a: str(a),
            lambda a: None, lambda a: [a], lambda a: np.array([a]), lambda a: torch.tensor(float(a)),
            lambda a: torch.tensor(True), lambda a: complex(a), lambda a: 10**100, lambda a: -1 - a,
-           lambda a: np.array(np.timedelta64(a))]  # fmt: skip
+           lambda a: np.array(np.timedelta64(a))]
     for spec in SPECS.values():
         for make in bad:
             env = spec.raw_env(num_players=max(2, spec.players[0]))
@@ -300,7 +300,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     for name, c in rows.items():
         print(f"| {name} | {sum(c.values())} | {c['clear error']} | {c['warned']} | {c['crash']} | "
-              f"{c['silent accept']} | {c['accepted']} |")  # fmt: skip
+              f"{c['silent accept']} | {c['accepted']} |")
     if args.json:
         print(json.dumps({k: dict(v) for k, v in rows.items()}, indent=2))
 

@@ -143,7 +143,7 @@ def measure() -> dict:
     trees = {name: ast.parse(path.read_text()) for name, path in mods.items()}
     # a package's __init__ importing its own submodules is how packages are built, not a cycle
     graph = {n: {m for m in imported(n, mods[n], t, known) if not m.startswith(n + ".")}
-             for n, t in trees.items()}  # fmt: skip
+             for n, t in trees.items()}
     pairs = sorted({tuple(sorted((a, b))) for a in graph for b in graph[a] if a in graph[b]})
     long_functions, sizes = [], {}
     for name, tree in trees.items():
@@ -162,9 +162,9 @@ def measure() -> dict:
         for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         for stmt in node.body for n in ast.walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom))
         and _owner(node, n)
-    ]  # fmt: skip
+    ]
     undocumented = [mods[name].relative_to(ROOT).as_posix() for name, tree in trees.items()
-                    if not ast.get_docstring(tree)]  # fmt: skip
+                    if not ast.get_docstring(tree)]
     specific = [place for name, tree in trees.items()
                 for rel in [mods[name].relative_to(ROOT).as_posix()]
                 if rel.startswith("training/") and not rel.startswith(GAME_SPECIFIC)

@@ -42,7 +42,7 @@ BASELINES = {
 SEARCH_GUIDED = {"the_brain_v0": ["guided:checkpoint=the_brain/ppo_3p_long,top=3",
                                   "guided:checkpoint=the_brain/ppo_3p_long,top=3,judge=pimc",
                                   "guided:checkpoint=the_brain/ppo_3p_long,top=3,judge=pimc,confident=0.95",
-                                  "guided:checkpoint=the_brain/ppo_3p_big_clone_long,top=3,judge=pimc,confident=0.95"]}  # fmt: skip
+                                  "guided:checkpoint=the_brain/ppo_3p_big_clone_long,top=3,judge=pimc,confident=0.95"]}
 
 
 def policies(game: str) -> list[str]:
@@ -50,7 +50,7 @@ def policies(game: str) -> list[str]:
     :data:`SEARCH_GUIDED`'s networks with search."""
     shipped = sorted(p.relative_to(ROOT / "checkpoints").with_suffix("").as_posix()
                      for p in (ROOT / "checkpoints").glob("*/*.zip")
-                     if json.loads(p.with_suffix(".json").read_text())["game"] == game)  # fmt: skip
+                     if json.loads(p.with_suffix(".json").read_text())["game"] == game)
     return BASELINES[game] + shipped + SEARCH_GUIDED.get(game, [])
 
 
@@ -95,7 +95,7 @@ def load_cards() -> dict[str, list[dict]]:
     for suite in SUITES:
         found = [json.loads(p.read_text()) for p in sorted((RESULTS / suite).glob("*.json"))]
         cards[suite] = sorted(found, key=lambda c: (-(c["aggregate"]["iqm"]["value"] or -1e9),
-                                                    c["policy"]["spec"]))  # fmt: skip
+                                                    c["policy"]["spec"]))
     return cards
 
 
@@ -122,15 +122,15 @@ def _suite_section(suite: str, cards: list[dict]) -> list[str]:
     ]
     for c in cards:
         lines.append(f"| `{c['policy']['spec']}` | {fmt(c['aggregate']['iqm'])} | "
-                     f"{fmt(c['aggregate']['mean'])} | {c['played_seconds']:.0f} |")  # fmt: skip
+                     f"{fmt(c['aggregate']['mean'])} | {c['played_seconds']:.0f} |")
     names = [c["policy"]["spec"] for c in cards]
     lines += ["", "Normalised score per scenario (0 = low reference, 1 = high reference):", "",
               "| scenario | 0 = | 1 = | " + " | ".join(f"`{n}`" for n in names) + " |",
-              "|---|---|---|" + "---:|" * len(names)]  # fmt: skip
+              "|---|---|---|" + "---:|" * len(names)]
     for k, row in enumerate(first["scenarios"]):
         cells = [fmt({"value": c["scenarios"][k]["normalised"]["value"]}, 2) for c in cards]
         lines.append(f"| `{row['id']}` | {row['low']['how']} | {row['high']['how']} | "
-                     + " | ".join(cells) + " |")  # fmt: skip
+                     + " | ".join(cells) + " |")
     return lines + [""]
 
 
@@ -143,7 +143,7 @@ def render(cards: dict[str, list[dict]]) -> str:
         "(IQM) of their normalised scores; intervals are rliable's stratified-bootstrap 95%",
         "intervals. This page is generated from the scorecards in `benchmarks/results/benchmark/`;",
         "re-measure with `python benchmarks/leaderboard_page.py --regenerate`.", "",
-    ]  # fmt: skip
+    ]
     stamps = set()
     for suite, found in cards.items():
         lines += _suite_section(suite, found)
@@ -159,7 +159,7 @@ def render(cards: dict[str, list[dict]]) -> str:
         }
     for measured, cpus, bc, torch, rl in sorted(stamps, key=str):
         lines.append(f"- measured {measured} on {cpus} CPU cores (braincards {bc}, torch {torch}, "
-                     f"rliable {rl}).")  # fmt: skip
+                     f"rliable {rl}).")
     return "\n".join(lines) + "\n"
 
 
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         stale = not PAGE.is_file() or PAGE.read_text() != page
         print("docs/leaderboard.md is stale: run python benchmarks/leaderboard_page.py" if stale
-              else "docs/leaderboard.md is up to date")  # fmt: skip
+              else "docs/leaderboard.md is up to date")
         return int(stale)
     PAGE.write_text(page)
     print(f"wrote {PAGE.relative_to(ROOT)}")

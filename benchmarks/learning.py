@@ -82,10 +82,10 @@ def measure(name: str, cfg, games: int, seed: int, workers: int) -> list[dict]:
             seated = [pol if s == "learner" else s for s in seats]
             t = time.perf_counter()
             r = evaluate(cfg.game, cfg.env, seats=seated, games=games, seed=seed, workers=workers,
-                         progress=False)  # fmt: skip
+                         progress=False)
             d = r["team"] if "team" in r else r["policies"][spec_label(pol)]
             row[who] = {"win_rate": d["win_rate"], "mean_score": d["mean_score"],
-                        "seconds": round(time.perf_counter() - t, 1)}  # fmt: skip
+                        "seconds": round(time.perf_counter() - t, 1)}
         rows.append(row)
     return rows
 
@@ -94,14 +94,14 @@ def format_rows(rows: list[dict], games: int, seed: int) -> str:
     from braincards.training.evaluation.stats import fmt_interval
 
     lines = ["| checkpoint | env | evaluation | timesteps | win rate | heuristic in its seats | "
-             "mean score | heuristic mean score |", "|---|---|---|---:|---|---|---:|---:|"]  # fmt: skip
+             "mean score | heuristic mean score |", "|---|---|---|---:|---|---|---:|---:|"]
     for r in rows:
         env = ", ".join(f"{k}={v}" for k, v in r["config"].items())
         lines.append(f"| `{r['checkpoint']}` | {env} | {r['table']} | {r['timesteps']:,} | "
                      f"{fmt_interval(r['learner']['win_rate'])} | {fmt_interval(r['heuristic']['win_rate'])} | "
-                     f"{r['learner']['mean_score']['value']:.1f} | {r['heuristic']['mean_score']['value']:.1f} |")  # fmt: skip
+                     f"{r['learner']['mean_score']['value']:.1f} | {r['heuristic']['mean_score']['value']:.1f} |")
     lines.append(f"\n({games} games per cell, seed {seed}, seats rotated; `python benchmarks/learning.py "
-                 f"--games {games} --seed {seed}`)")  # fmt: skip
+                 f"--games {games} --seed {seed}`)")
     return "\n".join(lines)
 
 

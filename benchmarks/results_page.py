@@ -63,7 +63,7 @@ SEARCH_TABLES = {
     "the_brain_3p_cat_burglar": ({"num_players": 3, "difficulty": "cat_burglar"}, "the_brain/ppo_3p_cat_burglar_longer"),
 }
 SEARCH_COLUMNS = ("the network alone", "network + greedy's look-ahead", "network + PIMC",
-                  "network + PIMC where unsure", "greedy (the teacher)", "pimc")  # fmt: skip
+                  "network + PIMC where unsure", "greedy (the teacher)", "pimc")
 UNSURE = 0.95  # the last network + PIMC column asks PIMC only below this top probability
 
 
@@ -109,7 +109,7 @@ def measure(name: str, games: int, seed: int, workers: int = 1) -> dict:
             r = evaluate(cfg.game, cfg.env, seats=seated, games=games, seed=seed, workers=workers, progress=False)
             d = r["team"] if "team" in r else r["policies"][spec_label(pol)]
             row[who] = {"win_rate": d["win_rate"], "mean_score": d["mean_score"],
-                        "seconds": round(time.perf_counter() - t, 1)}  # fmt: skip
+                        "seconds": round(time.perf_counter() - t, 1)}
         tables.append(row)
     import torch
 
@@ -150,7 +150,7 @@ def regenerate(names: list[str], games: int, seed: int, workers: int) -> None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
         print(f"{name}: {len(record['tables'])} tables, {time.perf_counter() - t:.0f} s -> "
-              f"{out.relative_to(ROOT)}", flush=True)  # fmt: skip
+              f"{out.relative_to(ROOT)}", flush=True)
 
 
 def regenerate_crossplay(games: int, seed: int, workers: int) -> None:
@@ -164,10 +164,10 @@ def regenerate_crossplay(games: int, seed: int, workers: int) -> None:
     for name, spec in CROSSPLAY_SETS.items():
         t = time.perf_counter()
         r = crossplay(spec["game"], spec["config"], spec["policies"], games=games, seed=seed, workers=workers,
-                      progress=False)  # fmt: skip
+                      progress=False)
         record = {"name": name, "game": spec["game"], "config": spec["config"], "policies": r["policies"],
                   "win_rate": r["win_rate"], "games": games, "seed": seed, "measured": date.today().isoformat(),
-                  "machine": {"cpus": os.cpu_count(), "torch": torch.__version__}}  # fmt: skip
+                  "machine": {"cpus": os.cpu_count(), "torch": torch.__version__}}
         CROSSPLAY.mkdir(parents=True, exist_ok=True)
         out = CROSSPLAY / f"{name}.json"
         out.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
@@ -189,14 +189,14 @@ def regenerate_search(tables: list[str], games: int, seed: int, workers: int) ->
         for spec in search_specs(checkpoint):
             t = time.perf_counter()
             r = evaluate("the_brain_v0", config, seats=[spec] * config["num_players"], games=games, seed=seed,
-                         workers=workers, progress=False)  # fmt: skip
+                         workers=workers, progress=False)
             seconds = time.perf_counter() - t
             cells.append({"spec": spec, "win_rate": r["team"]["win_rate"], "seconds": round(seconds, 1),
-                          "ms_per_decision": round(1000 * seconds * workers / (games * r["mean_length"]["value"]), 2)})  # fmt: skip
+                          "ms_per_decision": round(1000 * seconds * workers / (games * r["mean_length"]["value"]), 2)})
             print(f"{name} {spec}: {fmt_interval(r['team']['win_rate'])}, {seconds:.0f} s", flush=True)
         record = {"name": name, "game": "the_brain_v0", "config": config, "checkpoint": checkpoint, "cells": cells,
                   "games": games, "seed": seed, "workers": workers, "measured": date.today().isoformat(),
-                  "machine": {"cpus": os.cpu_count(), "torch": torch.__version__}}  # fmt: skip
+                  "machine": {"cpus": os.cpu_count(), "torch": torch.__version__}}
         SEARCH.mkdir(parents=True, exist_ok=True)
         (SEARCH / f"{name}.json").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
 
@@ -226,14 +226,14 @@ def render_search(records: list[dict]) -> list[str]:
              f"has probability below {UNSURE:g}, the network alone elsewhere); and the two search bots",
              "alone. See [Agents](agents.md#a-network-with-a-small-search-guided).", "",
              "| table | checkpoint | " + " | ".join(SEARCH_COLUMNS) + " |",
-             "|---|---|" + "---|" * len(SEARCH_COLUMNS)]  # fmt: skip
+             "|---|---|" + "---|" * len(SEARCH_COLUMNS)]
     for rec in records:
         env = ", ".join(f"{k}={v}" for k, v in rec["config"].items())
         cells = [fmt_interval(c["win_rate"]) for c in rec["cells"]]
         lines.append(f"| {env} | `{rec['checkpoint']}` | " + " | ".join(cells) + " |")
     lines += ["", "Wall time per decision (ms: the evaluation's wall time times its worker processes, over",
               "its decisions, env steps and single-choice decisions included):", "",
-              "| table | " + " | ".join(SEARCH_COLUMNS) + " |", "|---|" + "---:|" * len(SEARCH_COLUMNS)]  # fmt: skip
+              "| table | " + " | ".join(SEARCH_COLUMNS) + " |", "|---|" + "---:|" * len(SEARCH_COLUMNS)]
     for rec in records:
         env = ", ".join(f"{k}={v}" for k, v in rec["config"].items())
         lines.append(f"| {env} | " + " | ".join(f"{c['ms_per_decision']:.2f}" for c in rec["cells"]) + " |")
@@ -245,7 +245,7 @@ def render_search(records: list[dict]) -> list[str]:
     for (games, seed, workers, measured, cpus, torch), tables in groups.items():
         who = "every table" if len(groups) == 1 else "; ".join(tables)
         lines.append(f"- {who}: {games:,} games per cell (the same deals in every cell of a row), seed {seed}, "
-                     f"{workers} worker processes, measured {measured} on {cpus} CPU cores (torch {torch}).")  # fmt: skip
+                     f"{workers} worker processes, measured {measured} on {cpus} CPU cores (torch {torch}).")
     lines += ["", "Re-measure with `python benchmarks/results_page.py --search [TABLE ...]`.", ""]
     return lines
 
@@ -266,13 +266,13 @@ def render_crossplay(records: list[dict]) -> list[str]:
                   "assignment of the two to the seats that uses both; the diagonal is self-play.",
                   "Off the diagonal a learned policy meets conventions it was not trained with.", "",
                   "| A \\ B | " + " | ".join(f"`{n}`" for n in names) + " |",
-                  "|---|" + "---|" * len(names)]  # fmt: skip
+                  "|---|" + "---|" * len(names)]
         for i, a in enumerate(names):
             cells = [fmt_interval(rec["win_rate"][i][j]) for j in range(len(names))]
             lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
         lines += ["", f"- {rec['games']:,} games per cell (the same deals in every cell), seed {rec['seed']}, "
                       f"measured {rec['measured']} on {rec['machine']['cpus']} CPU cores (torch "
-                      f"{rec['machine']['torch']}); `python benchmarks/results_page.py --crossplay`.", ""]  # fmt: skip
+                      f"{rec['machine']['torch']}); `python benchmarks/results_page.py --crossplay`.", ""]
     return lines
 
 
@@ -287,7 +287,7 @@ def fmt_interval(d: dict, digits: int = 3) -> str:
 
 
 def render_results(records: list[dict], crossplay: list[dict] | None = None,
-                   search: list[dict] | None = None) -> str:  # fmt: skip
+                   search: list[dict] | None = None) -> str:
     """docs/results.md from the measurement records (pure: no clock, no environment)."""
     lines = [
         GENERATED.format(what=" from benchmarks/results/"),
@@ -332,7 +332,7 @@ def render_results(records: list[dict], crossplay: list[dict] | None = None,
     for (games, seed, measured, cpus, version, torch), names in groups.items():
         who = "every row" if len(groups) == 1 else ", ".join(names)
         lines.append(f"- {who}: {games:,} games per row, seed {seed}, measured {measured} on {cpus} CPU cores "
-                     f"(braincards {version}, torch {torch}).")  # fmt: skip
+                     f"(braincards {version}, torch {torch}).")
     lines.append("")
     return "\n".join(lines + render_search(search or []) + render_crossplay(crossplay or []))
 

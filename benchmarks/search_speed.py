@@ -91,9 +91,9 @@ def bench_solver(scale: float, sweep: int) -> dict:
         after = _solve_all(Solver, states, DEFAULT_NODES)
         ratio = before["seconds"] / after["seconds"]
         rows.append({"players": players, "difficulty": difficulty, "deals": len(states), "before": before,
-                     "after": after, "ratio": ratio})  # fmt: skip
+                     "after": after, "ratio": ratio})
         print(f"| {players} players, {difficulty}, {len(states)} | {before['seconds']:.1f} ({before['unknown']}) | "
-              f"{after['seconds']:.2f} ({after['unknown']}) | {ratio:.0f}x |", flush=True)  # fmt: skip
+              f"{after['seconds']:.2f} ({after['unknown']}) | {ratio:.0f}x |", flush=True)
     tb = sum(r["before"]["seconds"] for r in rows)
     ta = sum(r["after"]["seconds"] for r in rows)
     print(f"solver, all four sets: {tb:.1f} s -> {ta:.2f} s = {tb / ta:.0f}x faster")
@@ -107,7 +107,7 @@ def bench_solver(scale: float, sweep: int) -> dict:
                 out["sweep"].append({"players": players, "difficulty": difficulty, **res})
                 print(f"  {players} players, {difficulty}: won {res['win']}, lost {res['loss']}, undecided "
                       f"{res['unknown']} ({res['seconds']:.1f} s, largest table {res['max_table_mb']:.1f} MB)",
-                      flush=True)  # fmt: skip
+                      flush=True)
     return out
 
 
@@ -128,7 +128,7 @@ def _pimc_run(make, games: int) -> dict:
     res = evaluate("the_brain_v0", config, seats=[pol, pol, pol], games=games, seed=0, progress=False)
     cpu = time.process_time() - start
     return {"games": games, "decisions": calls[0], "cpu_seconds": cpu, "ms_per_decision": 1000 * cpu / calls[0],
-            "win_rate": res["team"]["win_rate"]}  # fmt: skip
+            "win_rate": res["team"]["win_rate"]}
 
 
 def bench_pimc(games: int, before_games: int) -> dict:
@@ -155,7 +155,7 @@ def bench_pimc(games: int, before_games: int) -> dict:
 
 
 def _train(games: int | None, timesteps: int | None, out: str, sets: tuple = (), old_greedy: bool = False
-           ) -> tuple[float, str]:  # fmt: skip
+           ) -> tuple[float, str]:
     """One run of the recipe (``braincards train``), with the frozen ``greedy`` of before as
     the teacher if ``old_greedy``; returns its seconds and its last evaluation lines."""
     import torch
@@ -222,7 +222,7 @@ def _team_rate(best: str, games: int) -> str:
     from braincards.training.evaluation.evaluate import evaluate
 
     r = evaluate("the_brain_v0", {"num_players": 3, "difficulty": "robber"}, seats=[best] * 3, games=games,
-                 seed=0, workers=2, progress=False)  # fmt: skip
+                 seed=0, workers=2, progress=False)
     w = r["team"]["win_rate"]
     return f"{w['value']:.3f} [{w['lo']:.3f}, {w['hi']:.3f}]"
 
@@ -283,7 +283,7 @@ def main(argv=None) -> int:
     if "pimc" not in args.skip:
         result["pimc"] = bench_pimc(args.pimc_games, args.pimc_before_games)
     result["recipe"] = bench_recipe(args.recipe, args.recipe_games, args.recipe_timesteps, args.team_games,
-                                    args.recipe_runs)  # fmt: skip
+                                    args.recipe_runs)
     result["peak_rss_mb"] = peak_rss_mb()
     result["peak_child_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"\npeak RSS of this process: {result['peak_rss_mb']:.0f} MB (of its largest child process, a "

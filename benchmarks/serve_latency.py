@@ -48,7 +48,7 @@ def agent_latency(url: str, partner: str, moves: int, seed: int = 0) -> tuple[li
         while len(times) < moves:
             t = time.perf_counter()
             r = http.post("/api/games", json={"game": "the_brain", "options": CONFIG, "seed": seed,
-                                              "seats": ["human", partner, partner]})  # fmt: skip
+                                              "seats": ["human", partner, partner]})
             r.raise_for_status()
             starts.append(time.perf_counter() - t)
             gid, view = r.json()["id"], r.json()["view"]
@@ -60,7 +60,7 @@ def agent_latency(url: str, partner: str, moves: int, seed: int = 0) -> tuple[li
                     times.append(time.perf_counter() - t)
                 else:
                     r = http.post(f"/api/games/{gid}/move",
-                                  json={"step": view["step"], "action": view["moves"][0]["action"]})  # fmt: skip
+                                  json={"step": view["step"], "action": view["moves"][0]["action"]})
                 r.raise_for_status()
                 view = r.json()
     return times, starts
@@ -71,7 +71,7 @@ def _one_game(url: str, k: int) -> tuple[int, int]:
     requests = errors = 0
     with httpx.Client(base_url=url, timeout=60) as http:
         r = http.post("/api/games", json={"game": "the_brain", "options": {"num_players": 2},
-                                          "seats": ["human", "heuristic"], "seed": k})  # fmt: skip
+                                          "seats": ["human", "heuristic"], "seed": k})
         requests += 1
         gid, view = r.json()["id"], r.json()["view"]
         while not view["over"]:
@@ -93,7 +93,7 @@ def throughput(url: str, games: int) -> dict:
     seconds = time.perf_counter() - t
     requests = sum(d[0] for d in done)
     return {"games": games, "seconds": round(seconds, 2), "games_per_s": round(games / seconds, 2),
-            "requests_per_s": round(requests / seconds, 1), "errors": sum(d[1] for d in done)}  # fmt: skip
+            "requests_per_s": round(requests / seconds, 1), "errors": sum(d[1] for d in done)}
 
 
 def probes(games: int, replay_dir: Path) -> dict:
@@ -104,7 +104,7 @@ def probes(games: int, replay_dir: Path) -> dict:
         for game, n, seats in test_hidden.GAMES:
             for g in range(games):
                 r = client.post("/api/games", json={"game": game, "options": {"num_players": n},
-                                                    "seats": seats, "seed": 1000 + g})  # fmt: skip
+                                                    "seats": seats, "seed": 1000 + g})
                 gid, view = r.json()["id"], r.json()["view"]
                 session, rng = app.state.store.get(gid), random.Random(g)
                 while not view["over"]:
@@ -125,7 +125,7 @@ def summary(measured: tuple[list, list]) -> dict:
     ms = sorted(t * 1000 for t in times)
     return {"moves": len(ms), "median_ms": round(statistics.median(ms), 2),
             "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 2), "max_ms": round(ms[-1], 2),
-            "new_games": len(starts), "new_game_median_ms": round(statistics.median(starts) * 1000, 1)}  # fmt: skip
+            "new_games": len(starts), "new_game_median_ms": round(statistics.median(starts) * 1000, 1)}
 
 
 def main(argv=None) -> int:

@@ -140,7 +140,7 @@ def test_readme_is_a_landing_page():
 def test_readme_maps_every_import_path_to_its_folder():
     layout = README[README.index("## Repository layout"):]
     for package, folder in (("braincards.envs", "envs/"), ("braincards.training", "training/"),
-                            ("braincards.checkpoints", "checkpoints/")):  # fmt: skip
+                            ("braincards.checkpoints", "checkpoints/")):
         assert re.search(rf"\| `{re.escape(package)}` \| `{re.escape(folder)}`", layout), package
     for sub in ("agents/", "evaluation/", "learning/", "cli/", "configs/", "docs/", "tests/", "benchmarks/"):
         assert f"`{sub}`" in layout, sub
@@ -176,11 +176,11 @@ def test_every_block_names_a_language_that_says_how_it_is_checked():
 def test_blocks_sections_and_commands_are_read_as_written():
     text = ("# t\n\n```bash\nmake x  # c\n```\n\n## A\n\n```python\na = 1\n```\n\n## B\n\n"
             "```bash\nbraincards evaluate the_brain \\\n  --seat random\npip install x\n```\n"
-            "```\nuntagged\n```\n")  # fmt: skip
+            "```\nuntagged\n```\n")
     blocks = readme_blocks(text, "docs/x.md")
     assert [(b.lang, b.section, b.line, b.page) for b in blocks] == [
         ("bash", "(top)", 3, "docs/x.md"), ("python", "A", 9, "docs/x.md"), ("bash", "B", 15, "docs/x.md"),
-        ("", "B", 20, "docs/x.md")]  # fmt: skip
+        ("", "B", 20, "docs/x.md")]
     assert [(line, argv) for _, line, argv in _commands(blocks)] == [
         (4, ["make", "x"]),
         (16, ["braincards", "evaluate", "the_brain", "--seat", "random"]),
@@ -192,7 +192,7 @@ def test_docs_blocks_are_found():
     assert sum(b.lang == "python" for b in BLOCKS) >= 5
     assert any(argv[0] == "braincards" for _, _, argv in COMMANDS)
     assert {b.page for b in BLOCKS} >= {"README.md", "docs/environments.md", "docs/agents.md",
-                                         "docs/evaluation.md", "docs/training.md"}  # fmt: skip
+                                         "docs/evaluation.md", "docs/training.md"}
 
 
 @pytest.fixture
@@ -205,7 +205,7 @@ def workspace(tmp_path, monkeypatch):
             (tmp_path / "configs").symlink_to(ROOT / "configs", target_is_directory=True)
             if (ROOT / "checkpoints").is_dir():
                 shutil.copytree(ROOT / "checkpoints", tmp_path / "checkpoints", copy_function=_link,
-                                ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+                                ignore=shutil.ignore_patterns("__pycache__"))
         monkeypatch.chdir(tmp_path)
         return tmp_path
 
@@ -256,7 +256,7 @@ def test_allowances_are_still_needed():
 
 
 @pytest.mark.parametrize("block, line, argv", COMMANDS,
-                         ids=[f"{b.page}:{line}-{argv[0]}" for b, line, argv in COMMANDS])  # fmt: skip
+                         ids=[f"{b.page}:{line}-{argv[0]}" for b, line, argv in COMMANDS])
 def test_docs_commands_parse(block, line, argv, workspace, capsys, monkeypatch):
     where = f"{block.page}:{line} `{shlex.join(argv)}`"
     workdir = workspace()

@@ -22,7 +22,7 @@ REGENERATE = "python benchmarks/results_page.py"
 
 def test_results_page_is_the_rendering_of_the_measurements():
     rendered = results_page.render_results(results_page.load_results(), results_page.load_crossplay(),
-                                           results_page.load_search())  # fmt: skip
+                                           results_page.load_search())
     assert (ROOT / "docs" / "results.md").read_text() == rendered, (
         f"docs/results.md differs from its rendering: do not edit it by hand; run `{REGENERATE}`"
     )
@@ -56,7 +56,7 @@ def test_every_shipped_checkpoint_is_measured_as_it_is_shipped(name):
 def test_no_measurement_of_a_checkpoint_that_is_not_shipped():
     measured = sorted(p.relative_to(results_page.RESULTS).with_suffix("").as_posix()
                       for p in results_page.RESULTS.glob("*/*.json")
-                      if p.parent not in (results_page.CROSSPLAY, results_page.SEARCH))  # fmt: skip
+                      if p.parent not in (results_page.CROSSPLAY, results_page.SEARCH))
     assert measured == results_page.shipped()
 
 
@@ -83,7 +83,7 @@ def test_crossplay_rendering_shows_every_cell():
     rec = {"name": "t", "game": "g_v0", "config": {"num_players": 3}, "policies": ["a/x", "b"], "games": 7,
            "seed": 1, "measured": "2000-01-02", "machine": {"cpus": 2, "torch": "2.13.0+cpu"},
            "win_rate": [[{"value": 0.5, "lo": 0.25, "hi": 0.75}, {"value": 0.1, "lo": 0.0, "hi": 0.2}],
-                        [{"value": 0.1, "lo": 0.0, "hi": 0.2}, {"value": 0.9, "lo": 0.8, "hi": 1.0}]]}  # fmt: skip
+                        [{"value": 0.1, "lo": 0.0, "hi": 0.2}, {"value": 0.9, "lo": 0.8, "hi": 1.0}]]}
     page = results_page.render_results([], [rec])
     assert "## Cross-play: g_v0 (num_players=3)" not in page  # no measurements: the page says so first
     page = "\n".join(results_page.render_crossplay([rec]))
@@ -112,10 +112,10 @@ def test_every_search_table_is_measured_with_its_specs(name):
 def test_search_rendering_shows_every_cell_in_the_tables_order():
     def rec(name, value):
         cells = [{"spec": s, "win_rate": {"value": value, "lo": value - 0.1, "hi": value + 0.1}, "seconds": 2.0,
-                  "ms_per_decision": 0.5 + i} for i, s in enumerate(results_page.search_specs("the_brain/x"))]  # fmt: skip
+                  "ms_per_decision": 0.5 + i} for i, s in enumerate(results_page.search_specs("the_brain/x"))]
         return {"name": name, "game": "the_brain_v0", "config": {"num_players": 3}, "checkpoint": "the_brain/x",
                 "cells": cells, "games": 9, "seed": 4, "workers": 2, "measured": "2000-01-02",
-                "machine": {"cpus": 2, "torch": "2.13.0+cpu"}}  # fmt: skip
+                "machine": {"cpus": 2, "torch": "2.13.0+cpu"}}
 
     assert results_page.render_search([]) == []
     page = "\n".join(results_page.render_search([rec("the_brain_3p_robber", 0.5), rec("the_brain_2p_robber", 0.25)]))
@@ -141,11 +141,11 @@ def test_rendering_is_pure_and_shows_every_row():
                                 "mean_score": {"value": 3.14, "lo": 2.0, "hi": 4.0}},
                     "heuristic": {"win_rate": {"value": 0.4, "lo": 0.2, "hi": 0.6},
                                   "mean_score": {"value": 2.0, "lo": 1.0, "hi": 3.0}}}],
-    }  # fmt: skip
+    }
     page = results_page.render_results([record])
     assert page == results_page.render_results([json.loads(json.dumps(record))])
     assert ("| `g/x` | num_players=2 | vs heuristic | 1,234 | 0.500 [0.250, 0.750] | "
-            "0.400 [0.200, 0.600] | 3.1 | 2.0 |") in page  # fmt: skip
+            "0.400 [0.200, 0.600] | 3.1 | 2.0 |") in page
     assert "10 games per row, seed 3, measured 2000-01-02 on 2 CPU cores" in page
 
 

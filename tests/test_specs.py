@@ -72,7 +72,7 @@ def test_the_brain_scores_and_progress_count_the_cards_played_out():
     """R-B9: the team's goal is every card out of play; the score and progress count them."""
     spec = SPECS["the_brain_v0"]
     state = brain_table(2, hands=[["blue brain"], ["red brain"]], display=[["green brain"]],
-                        discard=["yellow brain"], deck=["blue key"])  # fmt: skip
+                        discard=["yellow brain"], deck=["blue key"])
     held = 3  # two in hand, one in the deck: the rest of the 36 are out of play
     assert brain_rules.cards_out(state) == NUM_CARDS - held
     assert spec.scores(state) == [float(NUM_CARDS - held)] * 2
@@ -185,7 +185,7 @@ def test_tables_spaces_and_layouts():
 
 def test_decisions_and_private_decisions():
     for spec, rules in ((SPECS["the_brain_v0"], brain_rules), (SPECS["oh_my_brain_v0"], omb_rules),
-                        (SPECS["brilliant_boar_v0"], boar_rules)):  # fmt: skip
+                        (SPECS["brilliant_boar_v0"], boar_rules)):
         assert spec.decisions == rules.DECISIONS
         assert spec.private_decisions <= set(spec.decisions)
         raw = spec.raw_env(num_players=2)

@@ -36,7 +36,7 @@ def _fsync_dir(folder: Path) -> None:
 
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike, mode: str = "w", *, newline: str | None = None,
-                encoding: str | None = None) -> Iterator[IO[Any]]:  # fmt: skip
+                encoding: str | None = None) -> Iterator[IO[Any]]:
     """Open ``path`` for writing (``mode`` ``"w"`` or ``"wb"``) so that it appears whole or
     not at all. The folder is created if needed. If the block raises, the target is left
     as it was and the temporary file is removed."""
@@ -135,4 +135,4 @@ def save_figure(fig, path: str | os.PathLike, **kwargs) -> Path:
 __all__ = [
     "TEMP_MARK", "atomic_open", "save_figure", "write_bytes", "write_json", "write_text",
     "write_together",
-]  # fmt: skip
+]

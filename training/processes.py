@@ -67,7 +67,7 @@ def sigterm_exits(grace: float = SIGTERM_GRACE) -> Iterator[None]:
     ``grace`` seconds if the cleanup has not finished. Only in the main thread, and only
     where SIGTERM has its default action (a program with its own handler keeps it)."""
     if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):  # fmt: skip
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
         yield
         return
 
@@ -162,7 +162,7 @@ class Worker:
         self.name = name
         self._conn, child = context.Pipe()
         self._process = context.Process(target=_serve, name=name, daemon=True,
-                                        args=(child, os.getpid(), setup, handle, args))  # fmt: skip
+                                        args=(child, os.getpid(), setup, handle, args))
         self._process.start()
         child.close()
         self.pending = 0  # requests sent and not yet received
@@ -182,7 +182,7 @@ class Worker:
         except (EOFError, ConnectionError):
             self._process.join(5)
             raise RuntimeError(f"{self.name}: the process ended without answering "
-                               f"(exit code {self._process.exitcode})") from None  # fmt: skip
+                               f"(exit code {self._process.exitcode})") from None
         self.pending -= 1
         if kind == "error":
             raise RuntimeError(f"{self.name} failed:\n{value}")

@@ -15,7 +15,7 @@ def load():
     here = Path(__file__).resolve().parent
     if "search_before" not in sys.modules:
         spec = importlib.util.spec_from_file_location("search_before", here / "__init__.py",
-                                                      submodule_search_locations=[str(here)])  # fmt: skip
+                                                      submodule_search_locations=[str(here)])
         module = importlib.util.module_from_spec(spec)
         sys.modules["search_before"] = module
         spec.loader.exec_module(module)

@@ -55,7 +55,7 @@ class TheBrainGreedy(LayoutPlayer):
     name = "greedy"
     GAME = the_brain.SPEC.id
     PIECES = ("decision", "own_hand", "domains", "display_top", "hand_sizes",
-              "display_covered_symbols", "stacks", "limit")  # fmt: skip
+              "display_covered_symbols", "stacks", "limit")
 
     LOSS = -1e6
     PRESSURE = 9.0  # cost of the display: PRESSURE / (limit - stacks)

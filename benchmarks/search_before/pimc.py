@@ -186,7 +186,7 @@ def _discard_order(seen: _Seen, rest: list) -> tuple[list, list]:
 
 
 def _state_data(seen: _Seen, draw_optional: bool, discard_peek: bool, deck: list,
-                discard: list, peeked: list, hands: list, stacks: list) -> dict:  # fmt: skip
+                discard: list, peeked: list, hands: list, stacks: list) -> dict:
     """The ``rules.State.from_dict`` data of a dealt table (the observer at seat 0)."""
     # the display: covered cards under their top (bottom -> top); the stack being resolved
     # (the card just played) is the last one, as in the rules engine
@@ -220,7 +220,7 @@ def _state_data(seen: _Seen, draw_optional: bool, discard_peek: bool, deck: list
 
 
 def sample_state(seen: _Seen, rng: random.Random, draw_optional: bool = False,
-                 discard_peek: bool = False) -> rules.State:  # fmt: skip
+                 discard_peek: bool = False) -> rules.State:
     """One full table consistent with ``seen``, the observer at seat 0 and to move.
 
     Known cards stay where the observation shows them; the unseen ones (other hands, the
@@ -254,7 +254,7 @@ class PIMCPolicy(LayoutPlayer):
     DEFAULT_NODES = 300
 
     def __init__(self, layout: dict, config: dict | None = None, *, samples: int = DEFAULT_SAMPLES,
-                 nodes: int = DEFAULT_NODES, seed: int | None = None, name: str = "pimc"):  # fmt: skip
+                 nodes: int = DEFAULT_NODES, seed: int | None = None, name: str = "pimc"):
         if int(samples) < 1 or int(nodes) < 1:
             raise ValueError(f"PIMCPolicy needs samples >= 1 and nodes >= 1, got {samples}, {nodes}")
         self.layout = layout
@@ -301,7 +301,7 @@ class PIMCPolicy(LayoutPlayer):
 
 
 def make_pimc(game: str, config: dict, seed: int | None = None, samples: int | None = None,
-              nodes: int | None = None) -> PIMCPolicy:  # fmt: skip
+              nodes: int | None = None) -> PIMCPolicy:
     """Factory for the ``pimc`` spec: The Brain only."""
     return PIMCPolicy.for_game(game, config, seed=seed, samples=samples or PIMCPolicy.DEFAULT_SAMPLES,
-                               nodes=nodes or PIMCPolicy.DEFAULT_NODES)  # fmt: skip
+                               nodes=nodes or PIMCPolicy.DEFAULT_NODES)

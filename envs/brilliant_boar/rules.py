@@ -123,7 +123,7 @@ class State(RulesState):
         "num_players", "level", "name_card", "motifs",
         "pile", "hands", "middle", "won", "errors",
         "seat", "phase", "pending", "turn",
-    )  # fmt: skip
+    )
 
     def __init__(self, config: Config, motifs: list[int], pile: list[int], first_player: int):
         n = config.num_players

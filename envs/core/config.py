@@ -56,7 +56,7 @@ def check_action_int(action):
     # numpy integers, IntEnum members; not np.timedelta64, which numpy registers as an
     # integer (dtype kind "m") but which is a duration, not an action
     if (isinstance(action, numbers.Integral) and not isinstance(action, bool)
-            and getattr(getattr(action, "dtype", None), "kind", "i") in ("i", "u")):  # fmt: skip
+            and getattr(getattr(action, "dtype", None), "kind", "i") in ("i", "u")):
         return int(action)
     dtype = getattr(action, "dtype", None)
     if dtype is not None and getattr(action, "shape", None) == ():

@@ -177,7 +177,7 @@ class GameSpec:
         env = self.table(self.check_options(config), history_k)
         agent = env.possible_agents[0]
         out = {"observation_shape": list(env.observation_space(agent)["observation"].shape),
-               "action_n": int(env.action_space(agent).n)}  # fmt: skip
+               "action_n": int(env.action_space(agent).n)}
         env.close()
         return out
 

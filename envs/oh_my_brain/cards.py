@@ -20,7 +20,7 @@ SPECIAL_VALUES = (MOSQUITO, SPIDER, MOUSE)
 DEFAULT_DECK: dict[int, int] = {
     0: 2, 1: 2, 2: 2, 3: 3, 4: 3, 5: 3, 6: 3, 7: 3, 8: 3, 9: 3,
     10: 3, 11: 2, 12: 3, 13: 3, 14: 2, 15: 2, 16: 2, 17: 2, 18: 2, 19: 2,
-}  # fmt: skip
+}
 # R-O2: every copy of these values is a marshmallow (die) card.
 DEFAULT_MARSHMALLOWS: tuple[int, ...] = (1, 2, 18, 19)
 

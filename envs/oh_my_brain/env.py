@@ -111,7 +111,7 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
             "own_hand", "own_graveyard", "discard", "horde", "pending", "brains", "hand_sizes",
             "graveyard_sizes", "reserve_size", "extras", "num_players", "start_seat", "decision",
             "to_move", "horde_top", "spider", "die", "give_card",
-        ))  # fmt: skip
+        ))
 
     # ------------------------------------------------------------------ hooks
     rules = rules
@@ -136,7 +136,7 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
     def _fill_observation(self, me: int, out: np.ndarray) -> None:
         s = self.state
         (o_hand, o_grave, o_discard, o_horde, o_pending, o_brains, o_hsize, o_gsize, o_reserve,
-         o_extras, o_players, o_start, o_decision, o_move, o_top, o_spider, o_die, o_give) = self._offsets  # fmt: skip
+         o_extras, o_players, o_start, o_decision, o_move, o_top, o_spider, o_die, o_give) = self._offsets
         n = s.num_players
         seat = s.seat
         buf = bytearray(self._zeros)

@@ -55,7 +55,7 @@ BATCH = 3
 
 # Decision kinds (state.phase); OVER once the game has ended.
 (DRAFT, PLAY, RESTART, EXTRA_TARGET, KEEP, REFILL, GIVE_CARD, GIVE_TARGET, STEAL,
- EXCHANGE, OVER) = range(11)  # fmt: skip
+ EXCHANGE, OVER) = range(11)
 DECISIONS = (
     "draft",  # choose which of the 3 dealt cards goes to the graveyard (R-O3)
     "play",  # play k cards of one value, or pass (R-O4, R-O5)
@@ -205,13 +205,13 @@ class State(RulesState):
         "seat", "phase", "passed", "mouse", "extras", "pending", "give",
         "start_seat", "draft_count", "round", "turn", "die", "dice",
         "face_counts", "reshuffles", "rng_key", "hsize", "gsize",
-    )  # fmt: skip
+    )
 
     _INTS = ("num_players", "starting_brains", "seat", "phase", "extras", "give",
-             "start_seat", "draft_count", "round", "turn", "die", "reshuffles", "rng_key")  # fmt: skip
+             "start_seat", "draft_count", "round", "turn", "die", "reshuffles", "rng_key")
     _BOOLS = ("spider", "passed", "mouse")
     _LISTS = ("copies", "marshmallows", "brains", "reserve", "discard", "horde", "pending",
-              "dice", "face_counts")  # fmt: skip
+              "dice", "face_counts")
     _NESTED = ("hands", "graves")
 
     def _derive(self) -> None:
@@ -251,7 +251,7 @@ class State(RulesState):
     # fields listing card values (0..19) or die faces (1..6)
     _VALUES = {"reserve": (0, NUM_VALUES - 1), "horde": (0, NUM_VALUES - 1),
                "pending": (0, NUM_VALUES - 1), "marshmallows": (0, NUM_VALUES - 1),
-               "dice": (1, 6)}  # fmt: skip
+               "dice": (1, 6)}
 
     @classmethod
     def _read_list(cls, key: str, value) -> list[int]:
@@ -280,7 +280,7 @@ class State(RulesState):
             raise ValueError(f"bad Oh My Brain state: hands/graves/brains must list {n} seats")
         s._count_sizes()
         for k in ("seat", "phase", "extras", "start_seat", "draft_count", "turn", "die",
-                  "reshuffles"):  # fmt: skip
+                  "reshuffles"):
             if getattr(s, k) < 0:  # only ``give`` may be -1 (no card chosen)
                 raise ValueError(f"bad Oh My Brain state: {k} must be >= 0, got {getattr(s, k)}")
         if s.round < 1:

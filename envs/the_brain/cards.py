@@ -58,7 +58,7 @@ VISIBLE_SYMBOL_OF: tuple[int, ...] = tuple(
     else 4 + TARGET_OF[c] if SYMBOL_OF[c] == REMOVE_OBJECT
     else 10 + TARGET_OF[c]
     for c in range(NUM_CARDS)
-)  # fmt: skip
+)
 
 
 def card_name(card: int) -> str:

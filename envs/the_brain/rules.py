@@ -106,7 +106,7 @@ class State(RulesState):
         "deck", "hands", "domains", "display", "discard",
         "seat", "phase", "resolving", "donating", "peek_seat", "peeked",
         "outcome", "turn", "last_player",
-    )  # fmt: skip
+    )
 
     def __init__(self, config: Config, deck: list[int], first_player: int):
         self.num_players = config.num_players
@@ -154,7 +154,7 @@ class State(RulesState):
     _LISTS = ("deck", "discard", "peeked")
     _NESTED = ("hands", "domains", "display")
     _INTS = ("num_players", "limit", "seat", "phase", "resolving", "donating",
-             "peek_seat", "outcome", "turn", "last_player")  # fmt: skip
+             "peek_seat", "outcome", "turn", "last_player")
     _BOOLS = ("draw_optional", "peek_allowed")
 
     @classmethod
@@ -177,12 +177,12 @@ class State(RulesState):
         if not 0 <= s.seat < n or not 0 <= s.phase <= OVER:
             raise ValueError(f"bad The Brain state: seat {s.seat} / phase {s.phase} out of range")
         for key, top in (("resolving", NUM_CARDS), ("donating", NUM_CARDS), ("peek_seat", n),
-                         ("last_player", n), ("outcome", 2)):  # fmt: skip
+                         ("last_player", n), ("outcome", 2)):
             if getattr(s, key) >= top:
                 raise ValueError(f"bad The Brain state: {key} {getattr(s, key)} out of range")
         if (s.donating >= 0) != (s.phase == DONATE_TARGET):
             raise ValueError("bad The Brain state: donating must name a card exactly while the "
-                             "decision is donate_target")  # fmt: skip
+                             "decision is donate_target")
         if (s.outcome != ONGOING) != (s.phase == OVER):
             raise ValueError("bad The Brain state: outcome must be set exactly when the game is over")
         if s.turn < 0:
@@ -194,7 +194,7 @@ class State(RulesState):
 # What the card being resolved is, per decision (R-B5): it was just played, alone, as the
 # last display stack.
 _RESOLVING = {DONATE_CARD: DONATE, DONATE_TARGET: DONATE, COVER_TARGET: COVER,
-              TAKE_BACK_TARGET: TAKE_BACK, EXTRA: EXTRA_CARD}  # fmt: skip
+              TAKE_BACK_TARGET: TAKE_BACK, EXTRA: EXTRA_CARD}
 
 
 def _check_table(s: State) -> None:
@@ -216,7 +216,7 @@ def _check_table(s: State) -> None:
     top = s.limit - 1 if phase in (PLAY, DRAW, PEEK) else s.limit if live else s.limit + 1
     if stacks > top:
         bad(f"{stacks} display stacks with the limit {s.limit} in decision "
-            f"{DECISIONS[phase] if live else 'over'}; at most {top} (R-B6)")  # fmt: skip
+            f"{DECISIONS[phase] if live else 'over'}; at most {top} (R-B6)")
     if phase == OVER:
         if s.outcome == LOSS and stacks < s.limit:
             bad(f"a loss needs the display at the limit {s.limit}, it has {stacks} stacks (R-B6)")
@@ -224,27 +224,27 @@ def _check_table(s: State) -> None:
             bad("a win needs an empty deck and no card in any hand or domain (R-B6)")
     elif phase in (PLAY, DRAW, PEEK) and not s.deck and not held:
         bad("no card is left in the deck, a hand or a domain when a turn starts: that table "
-            "is a win (R-B6), not a live decision")  # fmt: skip
+            "is a win (R-B6), not a live decision")
     want = _RESOLVING.get(phase)
     if want is None:
         if s.resolving >= 0:
             bad(f"resolving={s.resolving} outside a card's action (decision "
-                f"{DECISIONS[phase] if live else 'over'})")  # fmt: skip
+                f"{DECISIONS[phase] if live else 'over'})")
     elif s.resolving < 0 or SYMBOL_OF[s.resolving] != want or s.display[-1:] != [[s.resolving]]:
         bad(f"resolving={s.resolving}: decision {DECISIONS[phase]} resolves the "
             f"{('donate', 'cover', 'take_back', 'extra_card')[want]} card just played, alone "
-            "on the last display stack (R-B5)")  # fmt: skip
+            "on the last display stack (R-B5)")
     if phase == DRAW and not (s.draw_optional and s.deck and held):
         bad("a draw decision needs draw_rule='optional', a card in the deck and a seat "
-            "holding a card (R-B7)")  # fmt: skip
+            "holding a card (R-B7)")
     if phase == PEEK and not (s.peek_allowed and s.peek_seat < 0 and s.discard and s.holds(s.seat)):
         bad("a peek decision needs discard_peek, no seat having looked yet, a non-empty "
-            "discard pile and a seat holding a card (R-B8)")  # fmt: skip
+            "discard pile and a seat holding a card (R-B8)")
     if s.peek_seat >= 0 and not s.peek_allowed:
         bad(f"peek_seat={s.peek_seat} but looking through the discard pile is not allowed (R-B8)")
     if s.peeked and (s.peek_seat < 0 or s.peeked != s.discard[: len(s.peeked)]):
         bad("peeked must be the discard pile as the seat that looked saw it (the discard "
-            "pile only grows, so it begins with those cards) (R-B8)")  # fmt: skip
+            "pile only grows, so it begins with those cards) (R-B8)")
     if live and not legal_actions(s):
         bad(f"seat {s.seat} has no legal action in decision {DECISIONS[phase]}")
 

@@ -51,7 +51,7 @@ def test_wrong_field_values_raise_value_or_type_errors_naming_the_field(field, v
 
 
 CONFIGS = [dict(num_players=1), dict(num_players=2, name_card=True), dict(num_players=3, level=2),
-           dict(num_players=4)]  # fmt: skip
+           dict(num_players=4)]
 
 
 @pytest.mark.parametrize("cfg", CONFIGS)

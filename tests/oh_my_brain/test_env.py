@@ -76,7 +76,7 @@ def _invariant_checks(seen):
 
 def _seen():
     return {"games": 0, "rounds": 0, "reshuffles": 0, "faces": [0] * 6, "players": set(),
-            "max_round": 0, "max_decisions": 0}  # fmt: skip
+            "max_round": 0, "max_decisions": 0}
 
 
 def test_random_play_invariants_uniform_players_2_to_5():
@@ -105,7 +105,7 @@ def test_random_play_invariants_players_who_pass_only_when_forced():
         return wrapped_env(num_players=rng.randint(2, 5), starting_brains=30)
 
     stats = play_games(make_env, rules, 320, seed=5, choose=_forced_only, mask_check_every=13,
-                       on_step=on_step, on_end=on_end)  # fmt: skip
+                       on_step=on_step, on_end=on_end)
     assert stats.games == 320 and stats.truncated == 0
     assert seen["players"] == {2, 3, 4, 5}
     assert seen["rounds"] > 320 and seen["max_round"] >= 4
@@ -131,7 +131,7 @@ def test_mask_equals_the_accepted_actions_at_every_decision():
 
     for seed, choose in ((11, None), (12, _forced_only)):
         play_games(make_env, rules, 30, seed=seed, choose=choose, mask_check_every=1,
-                   on_step=step_and_record, on_end=on_end)  # fmt: skip
+                   on_step=step_and_record, on_end=on_end)
     assert kinds >= set(range(len(rules.DECISIONS))), sorted(kinds)
 
 
@@ -146,7 +146,7 @@ def test_random_play_with_a_custom_deck_and_truncation():
         return wrapped_env(**config, max_cycles=rng.choice([15, 2000]))
 
     stats = play_games(make_env, rules, 60, seed=8, choose=_forced_only, mask_check_every=3,
-                       on_step=on_step, on_end=on_end)  # fmt: skip
+                       on_step=on_step, on_end=on_end)
     assert stats.truncated > 0 and stats.terminated > 0
 
 
@@ -237,7 +237,7 @@ def test_RO11_other_seats_hands_and_graveyards_never_leak_into_an_observation():
 
 def test_RO11_observation_pieces_and_ego_centric_seats():
     s = table(3, hands=[[4, 5, 5], [1], [2, 3]], graves=[[7], [9, 9], []], horde=[3, 8],
-              spider=True, brains=[9, 6, 18], discard=[12], seat=1)  # fmt: skip
+              spider=True, brains=[9, 6, 18], discard=[12], seat=1)
     env = env_with(s)
     lay = env.observation_layout()
 
@@ -410,7 +410,7 @@ def test_action_meaning_in_context():
 
 def test_render_ansi_hides_other_hands_from_a_seat_and_shows_all_to_a_spectator(capsys):
     env = env_with(table(2, hands=[[4, 17], [13]], graves=[[6], [15]], horde=[3, 8], spider=True),
-                   render_mode="ansi")  # fmt: skip
+                   render_mode="ansi")
     spectator = env.render()
     assert "13" in spectator and "15" in spectator and "17" in spectator and "spider" in spectator
     seat0 = env.render_text("player_0")
@@ -431,4 +431,4 @@ def test_registry_make_and_pettingzoo_registry():
     pz.reset(seed=1)
     assert len(pz.agents) == 4
     assert env.unwrapped.metadata == {"name": "oh_my_brain_v0", "render_modes": ["ansi", "human"],
-                                      "is_parallelizable": False}  # fmt: skip
+                                      "is_parallelizable": False}

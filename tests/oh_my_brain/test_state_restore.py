@@ -132,7 +132,7 @@ def test_RO5_keep_and_restart_decisions_need_the_discarded_horde():
 
 
 CONFIGS = [dict(num_players=2), dict(num_players=3, starting_brains=4),
-           dict(num_players=5, starting_brains=3)]  # fmt: skip
+           dict(num_players=5, starting_brains=3)]
 
 
 @pytest.mark.parametrize("cfg", CONFIGS)

@@ -30,11 +30,11 @@ def wheel(tmp_path_factory) -> Path:
     # test workers building at once (each runs this fixture) cannot break each other's build
     source = build_dir / "source"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", ".*-venv", "build", "runs", "site", "*.egg-info", "__pycache__"))  # fmt: skip
+        ".git", ".venv", ".*-venv", "build", "runs", "site", "*.egg-info", "__pycache__"))
     result = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v", "-w", str(out), str(source)],
         check=True, cwd=build_dir, capture_output=True, text=True,
-    )  # fmt: skip
+    )
     (found,) = out.glob("braincards-*.whl")
     BUILD_OUTPUT[:] = [result.stdout + result.stderr]
     return found
@@ -48,7 +48,7 @@ def test_the_build_prints_no_warning_about_our_packaging(wheel):
     deprecated license table; "package would be ignored" for the checkpoint folders)."""
     (output,) = BUILD_OUTPUT
     ours = [line.strip() for line in output.splitlines()
-            if "Warning" in line or "would be ignored" in line or "deprecated" in line]  # fmt: skip
+            if "Warning" in line or "would be ignored" in line or "deprecated" in line]
     assert not ours, "\n".join(ours)
 
 
@@ -56,10 +56,10 @@ def test_wheel_holds_every_sub_package_and_no_top_level_envs_or_training(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     packages = {n.rsplit("/", 1)[0].replace("/", ".") for n in names if n.endswith("/__init__.py")}
     expected = (_packages_in_tree("envs", "braincards.envs") | _packages_in_tree("training", "braincards.training")
-                | _packages_in_tree("checkpoints", "braincards.checkpoints"))  # fmt: skip
+                | _packages_in_tree("checkpoints", "braincards.checkpoints"))
     assert expected <= packages, f"missing from the wheel: {sorted(expected - packages)}"
     shipped = {"braincards/checkpoints/" + p.relative_to(ROOT / "checkpoints").as_posix()
-               for p in (ROOT / "checkpoints").glob("*/*") if p.suffix in (".zip", ".json")}  # fmt: skip
+               for p in (ROOT / "checkpoints").glob("*/*") if p.suffix in (".zip", ".json")}
     assert shipped <= set(names), f"shipped checkpoints missing from the wheel: {sorted(shipped - set(names))}"
     tops = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
     assert tops == {"braincards"}, f"top-level entries: {sorted(tops)}"
@@ -106,7 +106,7 @@ def test_environments_import_nothing_from_the_train_extra():
 
 
 SHIPPED = sorted(p.relative_to(ROOT / "checkpoints").with_suffix("").as_posix()
-                 for p in (ROOT / "checkpoints").glob("*/*.zip"))  # fmt: skip
+                 for p in (ROOT / "checkpoints").glob("*/*.zip"))
 
 
 @pytest.mark.skipif(not SHIPPED, reason="no checkpoint shipped in checkpoints/")
@@ -129,6 +129,6 @@ def test_shipped_checkpoints_load_by_name_from_the_installed_wheel(wheel, tmp_pa
         "print(len(out))"
     )
     result = subprocess.run([sys.executable, "-I", "-c", code, str(target), *SHIPPED],
-                            capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
+                            capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == str(len(SHIPPED))

@@ -26,7 +26,7 @@ SUITE = {
          "background": {"heuristic": 1}, "games": 30, "quick_games": 15, "seed": 6,
          "metric": "win", "low": "random", "high": "heuristic"},
     ],
-}  # fmt: skip
+}
 
 
 @pytest.fixture(scope="module")
@@ -52,10 +52,10 @@ def test_ray_tasks_give_the_local_numbers(local_ray, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         local = benchmark("oh_my_brain/ppo_2p", suite, tmp_path / "local", quick=True,
-                          against="random", progress=False, reps=200)  # fmt: skip
+                          against="random", progress=False, reps=200)
         remote = benchmark("oh_my_brain/ppo_2p", suite, tmp_path / "ray", quick=True,
                            against="random", progress=False, reps=200,
-                           runner=ray_runner("local", chunk=4))  # fmt: skip
+                           runner=ray_runner("local", chunk=4))
     for key in ("scenarios", "aggregate", "profile"):
         assert _numbers(remote[key]) == _numbers(local[key])
     assert _numbers(remote["against"]["scenarios"]) == _numbers(local["against"]["scenarios"])
@@ -72,6 +72,6 @@ def test_cli_runs_a_suite_on_ray(local_ray, tmp_path, capsys):
     path.write_text(yaml.safe_dump(SUITE))
     out = tmp_path / "out"
     assert main(["benchmark", "heuristic", "--suite", str(path), "--games", "5", "--quiet",
-                 "--ray-address", "local", "--out", str(out)]) == 0  # fmt: skip
+                 "--ray-address", "local", "--out", str(out)]) == 0
     card = json.loads((out / "scorecard.json").read_text())
     assert [r["normalised"]["value"] for r in card["scenarios"]] == [1.0, 1.0]

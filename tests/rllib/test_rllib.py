@@ -41,7 +41,7 @@ def _cfg(game: str, **over):
         "policy": {"net_arch": [32, 32]},
         "ppo": {"n_steps": 100, "batch_size": 100, "n_epochs": 2},
         "evaluation": {"every": 10**6, "games": 4, "opponents": ["heuristic"],
-                       "partners": ["heuristic"]},  # fmt: skip
+                       "partners": ["heuristic"]},
         "rllib": {"num_env_runners": 1},
     }
     data.update(over)
@@ -80,7 +80,7 @@ def test_seat_mode_learner_gets_its_reward_when_an_opponents_move_ends_the_game(
     """PettingZoo's SB3 tutorial loses the reward of a game decided on another seat's move:
     here the learner's rewards add up to its seat's return however the game ends."""
     env = BraincardsMultiAgentEnv({"game": "oh_my_brain_v0", "env": {"num_players": 2},
-                                   "mode": "seat", "opponents": [{"source": "heuristic"}]})  # fmt: skip
+                                   "mode": "seat", "opponents": [{"source": "heuristic"}]})
     assert env.possible_agents == [LEARNER]
     rng = np.random.default_rng(1)
     ended_by_opponent = []
@@ -132,7 +132,7 @@ def test_team_mode_shaping_pays_the_progress_since_each_agents_last_decision():
         return progress(table.raw.state)
 
     shaped = BraincardsMultiAgentEnv({"game": "the_brain_v0", "env": {"num_players": 2},
-                                      "mode": "team", "shaping": 0.5})  # fmt: skip
+                                      "mode": "team", "shaping": 0.5})
     plain = BraincardsMultiAgentEnv({"game": "the_brain_v0", "env": {"num_players": 2}, "mode": "team"})
     rng = np.random.default_rng(3)
     for g in range(5):
@@ -160,12 +160,12 @@ def test_team_mode_shaping_pays_the_progress_since_each_agents_last_decision():
 def test_snapshot_seats_map_to_filled_slots_only():
     env = BraincardsMultiAgentEnv({"game": "oh_my_brain_v0", "env": {"num_players": 3},
                                    "mode": "seat", "opponents": [{"source": "snapshots"}],
-                                   "max_snapshots": 3})  # fmt: skip
+                                   "max_snapshots": 3})
     with pytest.raises(ValueError, match="no snapshot yet"):  # only snapshots, none taken yet
         env.reset(seed=0)
     env = BraincardsMultiAgentEnv({"game": "oh_my_brain_v0", "env": {"num_players": 3},
                                    "mode": "seat", "opponents": [{"source": "snapshots"}, {"source": "random"}],
-                                   "max_snapshots": 3})  # fmt: skip
+                                   "max_snapshots": 3})
     env.reset(seed=0)
     assert all(a == LEARNER for a in env.game.agent_of.values())  # none taken yet: random seats
     env.set_snapshot_slots(2)
@@ -194,7 +194,7 @@ def test_exported_policy_computes_the_modules_logits_and_values(game, tmp_path):
     zip_path, json_path = export_checkpoint(
         module, tmp_path / "ck", game=game, env_config=cfg.env, net_arch=cfg.policy.net_arch,
         timesteps=123, seed=0,
-    )  # fmt: skip
+    )
     meta = json.loads(json_path.read_text())
     assert meta["algo"] == "RLlibPPO" and meta["policy"]["kwargs"]["net_arch"] == {"pi": [32, 32], "vf": [32, 32]}
     policy = load_policy(tmp_path / "ck", game=game, config=cfg.env)
@@ -244,7 +244,7 @@ def test_export_refuses_a_module_that_is_not_sb3_shaped():
 # ---------------------------------------------------------------------------- Ray runs
 def test_snapshot_weights_are_pushed_to_the_env_runners(ray_local):
     cfg = _cfg("oh_my_brain_v0", opponents={"pool": [{"source": "snapshots"}, {"source": "random"}],
-                                            "snapshot_every": 100, "max_snapshots": 2})  # fmt: skip
+                                            "snapshot_every": 100, "max_snapshots": 2})
     assert rl_train.max_snapshots(cfg) == 2
     config = rl_train.build_config(cfg, seed=0, num_env_runners=1, num_learners=0)
     algo = config.build_algo()
@@ -300,12 +300,12 @@ def test_train_oh_my_brain_2p_against_heuristic_checkpoint_and_snapshots(ray_loc
     # a checkpoint opponent (an exported, untrained module) inside RLlib training
     cfg0, module = _module(game)
     opponent, _ = export_checkpoint(module, tmp_path / "opp", game=game, env_config=cfg0.env,
-                                    net_arch=cfg0.policy.net_arch, timesteps=0)  # fmt: skip
+                                    net_arch=cfg0.policy.net_arch, timesteps=0)
     cfg = _cfg(game, opponents={
         "pool": [{"source": "heuristic"}, {"source": str(opponent.with_suffix(""))},
                  {"source": "snapshots", "weight": 2.0}],
         "snapshot_every": 200, "max_snapshots": 2,
-    })  # fmt: skip
+    })
     out = tmp_path / "omb"
     logs = []
     result = rl_train.train_rllib(cfg, out, log=logs.append)

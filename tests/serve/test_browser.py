@@ -53,7 +53,7 @@ def test_a_person_plays_the_brain_solo_and_with_two_checkpoint_partners(web_page
     assert "Game over" in page.inner_text("#status")
     screenshot(page, "the-brain-solo-result")
     start_game(page, live_server.url, "the_brain_v0", {"num_players": 3, "difficulty": "robber"},
-               ["human", "the_brain/ppo_3p", "the_brain/ppo_3p"], 9)  # fmt: skip
+               ["human", "the_brain/ppo_3p", "the_brain/ppo_3p"], 9)
     click_until_over(page, shots=("the-brain-3p",))
     assert "the_brain/ppo_3p" in page.inner_text("#result")
     screenshot(page, "the-brain-3p-result")

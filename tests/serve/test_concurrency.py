@@ -18,7 +18,7 @@ GAMES = 50
 def _play(url: str, k: int) -> dict:
     with httpx.Client(base_url=url, timeout=60) as http:
         r = http.post("/api/games", json={"game": "the_brain", "options": {"num_players": 2},
-                                          "seats": ["human", "heuristic"], "seed": k % 5})  # fmt: skip
+                                          "seats": ["human", "heuristic"], "seed": k % 5})
         r.raise_for_status()
         gid, view = r.json()["id"], r.json()["view"]
         while not view["over"]:
@@ -51,7 +51,7 @@ def test_an_agent_thinking_in_one_game_does_not_block_another(app, live_server):
         games = []
         for _ in range(2):
             r = http.post("/api/games", json={"game": "oh_my_brain", "options": {"num_players": 2},
-                                              "seats": ["heuristic", "heuristic"], "seed": 1})  # fmt: skip
+                                              "seats": ["heuristic", "heuristic"], "seed": 1})
             games.append((r.json()["id"], r.json()["view"]))
         (slow_id, slow_view), (fast_id, fast_view) = games
         assert slow_view["agents_turn"]

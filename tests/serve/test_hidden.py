@@ -72,7 +72,7 @@ def _boar_twin(d: dict, me: int, rng: random.Random) -> dict:
 TWINS = {"the_brain": _brain_twin, "oh_my_brain": _omb_twin, "brilliant_boar": _boar_twin}
 GAMES = [("the_brain", 3, ["human", "heuristic", "heuristic"]),
          ("oh_my_brain", 3, ["human", "heuristic", "random"]),
-         ("brilliant_boar", 2, ["human", "heuristic"])]  # fmt: skip
+         ("brilliant_boar", 2, ["human", "heuristic"])]
 
 
 def _probe(client, session, gid, twin, rng) -> bool:

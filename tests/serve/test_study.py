@@ -50,7 +50,7 @@ def test_a_bad_study_file_is_refused(tmp_path, bad):
     key = bad.split(":")[0]
     drop = (key, "  - ") if key == "conditions" else (key,)
     text = "\n".join(line for line in write_study(tmp_path).read_text().splitlines()
-                     if not line.startswith(drop))  # fmt: skip
+                     if not line.startswith(drop))
     path.write_text(text + "\n" + bad + "\n")
     with pytest.raises(ValueError, match=key if key != "conditions" else "condition"):
         load_study(path)
@@ -91,7 +91,7 @@ def test_a_study_run_writes_its_csv_and_replays_and_hides_the_conditions(tmp_pat
     rows = list(csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines()))
     assert [(r["participant"], r["condition"], r["seed"]) for r in rows] == [
         ("p-01", "cond-learned", "101"), ("p-01", "cond-rules", "202"),
-        ("p-02", "cond-rules", "202"), ("p-02", "cond-learned", "101")]  # fmt: skip
+        ("p-02", "cond-rules", "202"), ("p-02", "cond-learned", "101")]
     for r in rows:
         assert r["outcome"] in ("1", "-1") and int(r["decisions"]) == len(r["decision_times_s"].split(";"))
         replay = read_replay(tmp_path / "results" / "replays" / r["replay"])
@@ -111,7 +111,7 @@ def test_serve_binds_localhost_and_warns_when_exposed(monkeypatch, capsys, tmp_p
 def test_evaluate_record_writes_replays_that_rebuild_each_game(tmp_path, capsys):
     out = tmp_path / "rec"
     assert main(["evaluate", "oh_my_brain", "--seat", "heuristic", "--seat", "random", "--games", "3",
-                 "--quiet", "--record", str(out)]) == 0  # fmt: skip
+                 "--quiet", "--record", str(out)]) == 0
     names = sorted(p.name for p in out.iterdir())
     assert names == ["game00000.jsonl", "game00001.jsonl", "game00002.jsonl"]
     for name in names:

@@ -164,7 +164,7 @@ def test_RB8_observation_pieces_and_ego_centric_seats():
     s = table(3, hands=[["blue key", "red safe"], ["grey key"], ["yellow lock"]],
               domains=[["green brain"], ["purple safe"], []],
               display=[["blue brain", "red key"], ["grey safe"]],
-              discard=["green safe", "yellow brain"], deck=["blue safe"], seat=1)  # fmt: skip
+              discard=["green safe", "yellow brain"], deck=["blue safe"], seat=1)
     env = env_with(s)
     lay = env.layout
     o = _obs(env, "player_1")
@@ -193,7 +193,7 @@ def test_RB8_observation_pieces_and_ego_centric_seats():
 
 def test_RB8_memory_none_shows_only_what_lies_visible():
     s = table(2, hands=[["blue key"], ["grey key"]], display=[["blue brain", "red key"]],
-              discard=["green safe", "yellow brain"])  # fmt: skip
+              discard=["green safe", "yellow brain"])
     env = env_with(s, memory="none")
     assert "discard_pile" not in env.layout and "display_covered_cards" not in env.layout
     o = _obs(env, "player_0")
@@ -206,7 +206,7 @@ def test_RB8_memory_none_shows_only_what_lies_visible():
 def test_RB8_a_covered_remove_card_shows_what_it_removes():
     """The remove symbol names its object or color (one card each), so it stays visible."""
     s = table(2, hands=[["blue key"], ["grey key"]],
-              display=[["red brain", "red key"], ["purple magnifying_glass", "grey brain"]])  # fmt: skip
+              display=[["red brain", "red key"], ["purple magnifying_glass", "grey brain"]])
     env = env_with(s, memory="none")
     sym = _obs(env, "player_0")[env.layout.slice("display_covered_symbols")].reshape(NUM_CARDS, 16)
     assert np.flatnonzero(sym[C("red key")]).tolist() == [10 + 4]  # remove grey (color 4)
@@ -225,7 +225,7 @@ def test_RB8_open_hands_show_every_hand():
 
 def test_RB8_discard_peek_shows_the_pile_as_of_that_moment_to_that_seat_only():
     s = table(2, hands=[["blue key", "grey key"], ["red lock", "yellow key"]],
-              discard=["green brain", "green safe"], deck=["purple key", "purple safe"], discard_peek=True)  # fmt: skip
+              discard=["green brain", "green safe"], deck=["purple key", "purple safe"], discard_peek=True)
     env = env_with(s, discard_peek=True, memory="none")
     lay = env.layout
     assert _obs(env, "player_0")[lay.slice("peek_available")][0] == 1
@@ -369,7 +369,7 @@ def test_action_meaning_in_context():
 
 def test_render_ansi_hides_other_hands_from_a_seat_and_shows_all_to_a_spectator(capsys):
     env = env_with(table(2, hands=[["blue key"], ["grey key"]], display=[["blue brain", "red key"]]),
-                   render_mode="ansi", memory="none")  # fmt: skip
+                   render_mode="ansi", memory="none")
     spectator = env.render()
     assert "gry-key" in spectator and "blu-key" in spectator and "blu-brain" in spectator
     seat0 = env.render_text("player_0")
@@ -431,7 +431,7 @@ def test_RB8_RB3_solo_discard_peek_stays_visible_whichever_seat_the_agent_plays(
     observation includes the pile as it saw it. With memory="none" the snapshot must not
     vanish when the agent turns to the other seat."""
     s = table(1, domains=[["blue key", "grey key"], ["red lock", "yellow key"]],
-              discard=["green brain", "green safe"], deck=["purple key", "purple safe"], discard_peek=True)  # fmt: skip
+              discard=["green brain", "green safe"], deck=["purple key", "purple safe"], discard_peek=True)
     env = env_with(s, discard_peek=True, memory="none")
     lay = env.layout
     env.step(rules.PEEK_YES)  # the own seat looks
@@ -466,7 +466,7 @@ def test_render_shows_the_card_being_donated_while_its_target_is_chosen():
 @pytest.mark.parametrize(
     "key,value",
     [("donating", 99), ("resolving", 36), ("peek_seat", 2), ("last_player", 7), ("outcome", 5),
-     ("donating", 3)],  # fmt: skip
+     ("donating", 3)],
 )
 def test_from_dict_rejects_out_of_range_or_inconsistent_fields_with_value_error(key, value):
     s = table(2, hands=[["blue key"], ["grey key"]], deck=["red key"])

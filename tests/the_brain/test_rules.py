@@ -101,7 +101,7 @@ def test_RB3_solo_alternates_own_and_virtual_seat_with_everything_face_up():
     cfg = rules.Config(num_players=1, hand_size=3)
     deck = [C("blue safe"), C("purple lock"), C("green lock"),  # own seat: extra cards + cover
             C("red lock"), C("grey lock"), C("yellow lock"),  # virtual seat
-            C("blue key"), C("purple key")]  # fmt: skip
+            C("blue key"), C("purple key")]
     s = rules.new_game(cfg, random.Random(0), deck)
     assert s.hands == [[], []]  # solo: nothing is hidden
     assert names(s.domains[0]) == ["blue safe", "green lock", "purple lock"]
@@ -156,7 +156,7 @@ def test_RB5_donate_rulebook_example_steve_gives_purple_key_to_jenny():
     """Steve plays the blue fingerprint and must donate: the purple key goes face up to Jenny."""
     steve, jenny = 0, 1
     s = table(3, hands=[["blue fingerprint", "purple key"], ["red key"], ["grey key"]],
-              domains=[["yellow lock"], [], []], deck=["blue key"])  # fmt: skip
+              domains=[["yellow lock"], [], []], deck=["blue key"])
     A(s, C("blue fingerprint"))
     assert s.phase == rules.DONATE_CARD
     # any remaining card of hand or domain may be given
@@ -183,7 +183,7 @@ def test_RB5_cover_example_stack_counts_once_and_only_its_top_matters():
     its top card counts for removal. The rulebook's three-card stack with a take back in it
     is removed whole by a remove card matching its top, and cannot be taken back."""
     s = table(2, hands=[["red key", "green lock", "grey safe", "yellow key"], ["blue lock"]],
-              display=[["blue brain"], ["purple safe"]])  # fmt: skip
+              display=[["blue brain"], ["purple safe"]])
     # blue brain (take_back) covered by red key (cover): 2 stacks -> play red key, cover
     A(s, C("red key"))
     assert s.phase == rules.COVER_TARGET
@@ -217,7 +217,7 @@ def test_RB5_take_back_rulebook_example_jenny_cannot_take_the_blue_brain_stack()
     cards go separately, face up, into her domain."""
     s = table(2, hands=[["green magnifying_glass", "blue safe"], ["grey key"]],
               display=[["blue brain", "red key"], ["yellow lock", "purple fingerprint"]],
-              deck=["blue key"])  # fmt: skip
+              deck=["blue key"])
     A(s, C("green magnifying_glass"))
     assert s.phase == rules.TAKE_BACK_TARGET
     assert rules.legal_actions(s) == [C("purple fingerprint")]
@@ -231,7 +231,7 @@ def test_RB5_take_back_rulebook_example_jenny_cannot_take_the_blue_brain_stack()
 
 def test_RB5_take_back_never_takes_its_own_card_and_is_skipped_without_a_target():
     s = table(2, hands=[["green magnifying_glass", "blue safe"], ["grey key"]],
-              display=[["yellow key"]], deck=["blue key"])  # fmt: skip
+              display=[["yellow key"]], deck=["blue key"])
     A(s, C("green magnifying_glass"))  # the only other stack is a take back: skipped
     assert s.seat == 1 and len(s.display) == 2
 
@@ -240,7 +240,7 @@ def test_RB5_extra_card_rulebook_example_timmy_plays_another_card_unresolved():
     """Timmy plays an extra card and must play another from hand or domain; its action is
     not resolved."""
     s = table(2, hands=[["purple lock", "blue fingerprint"], ["grey key"]],
-              domains=[["red safe"], []], deck=["blue key"])  # fmt: skip
+              domains=[["red safe"], []], deck=["blue key"])
     A(s, C("purple lock"))
     assert s.phase == rules.EXTRA
     assert rules.legal_actions(s) == sorted([C("blue fingerprint"), C("red safe")])
@@ -252,7 +252,7 @@ def test_RB5_extra_card_rulebook_example_timmy_plays_another_card_unresolved():
 def test_RB5_extra_card_rulebook_example_mary_ignores_the_yellow_safes_cover():
     """Mary plays the purple lock and then the yellow safe, whose cover is ignored."""
     s = table(2, hands=[["purple lock", "yellow safe"], ["grey key"]],
-              display=[["blue key"]], deck=["purple key"])  # fmt: skip
+              display=[["blue key"]], deck=["purple key"])
     A(s, C("purple lock"))
     A(s, C("yellow safe"))
     assert s.display == [[C("blue key")], [C("purple lock")], [C("yellow safe")]]
@@ -264,7 +264,7 @@ def test_RB5_remove_rulebook_example_peter_red_brain_removes_the_grey_cards():
     grey brain go to the discard pile; a stack with grey underneath stays."""
     s = table(2, hands=[["red brain", "blue lock"], ["grey key"]],
               display=[["grey safe"], ["blue safe", "grey brain"], ["grey lock", "yellow safe"], ["green key"]],
-              deck=["blue key"])  # fmt: skip
+              deck=["blue key"])
     A(s, C("red brain"))
     assert s.display == [[C("grey lock"), C("yellow safe")], [C("green key")], [C("red brain")]]
     assert s.discard == [C("grey safe"), C("blue safe"), C("grey brain")]
@@ -272,7 +272,7 @@ def test_RB5_remove_rulebook_example_peter_red_brain_removes_the_grey_cards():
 
 def test_RB5_remove_object_uses_the_top_card_only():
     s = table(2, hands=[["purple magnifying_glass", "blue lock"], ["grey key"]],
-              display=[["blue brain", "yellow safe"], ["green brain"]], deck=["blue key"])  # fmt: skip
+              display=[["blue brain", "yellow safe"], ["green brain"]], deck=["blue key"])
     A(s, C("purple magnifying_glass"))  # remove brain
     assert s.display == [[C("blue brain"), C("yellow safe")], [C("purple magnifying_glass")]]
     assert s.discard == [C("green brain")]
@@ -291,7 +291,7 @@ def test_RB5_remove_counts_the_played_card_when_it_matches(monkeypatch):
 # ----------------------------------------------------------------------------- R-B6
 def test_RB6_loss_when_display_reaches_the_limit():
     s = table(2, hands=[["purple lock", "blue key"], ["grey key"]],
-              display=[["green key"], ["red key"], ["yellow key"]], limit=5, deck=["blue safe"])  # fmt: skip
+              display=[["green key"], ["red key"], ["yellow key"]], limit=5, deck=["blue safe"])
     A(s, C("purple lock"))  # 4 stacks, extra card
     A(s, C("blue key"))  # 5 stacks >= limit 5
     assert s.phase == rules.OVER and s.outcome == rules.LOSS
@@ -359,7 +359,7 @@ def test_RB7_no_draw_decision_with_an_empty_deck():
 # ----------------------------------------------------------------------------- R-B8 peek
 def test_RB8_discard_peek_once_per_game_by_one_seat_before_playing():
     s = table(2, hands=[["blue key", "grey key"], ["red lock", "yellow key"]],
-              discard=["green brain", "green safe"], deck=["purple key", "purple safe"], discard_peek=True)  # fmt: skip
+              discard=["green brain", "green safe"], deck=["purple key", "purple safe"], discard_peek=True)
     assert s.phase == rules.PEEK and rules.legal_actions(s) == [rules.PEEK_YES, rules.PEEK_NO]
     A(s, rules.PEEK_NO)
     assert s.phase == rules.PLAY

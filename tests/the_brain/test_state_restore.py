@@ -19,7 +19,7 @@ def _refused(data: dict, match: str) -> None:
         rules.State.from_dict(data)
     env = raw_env(num_players=data["num_players"], difficulty=data["limit"],
                   draw_rule="optional" if data["draw_optional"] else "mandatory",
-                  discard_peek=data["peek_allowed"])  # fmt: skip
+                  discard_peek=data["peek_allowed"])
     with pytest.raises(ValueError, match=match):
         env.reset(options={"state": data})
 
@@ -27,7 +27,7 @@ def _refused(data: dict, match: str) -> None:
 def _live(**changes) -> dict:
     """A real 3-seat table (seat 0 to play), with ``changes`` applied to its dict."""
     s = table(3, hands=[["blue key", "grey key"], ["red key"], ["green key"]],
-              deck=["blue lock", "red lock"], display=[["purple lock"]])  # fmt: skip
+              deck=["blue lock", "red lock"], display=[["purple lock"]])
     return dict(s.to_dict(), **changes)
 
 
@@ -83,7 +83,7 @@ def test_RB4_seat_to_move_holding_nothing_is_refused(phase):
 def test_RB6_live_table_with_no_card_anywhere_is_refused():
     """R-B6: deck empty and no seat holding a card is a win, never a live decision."""
     d = _live(deck=[], hands=[[], [], []], discard=[C("blue key"), C("grey key"), C("red key"),
-              C("green key"), C("blue lock"), C("red lock")])  # fmt: skip
+              C("green key"), C("blue lock"), C("red lock")])
     _refused(d, "win")
 
 
@@ -94,7 +94,7 @@ def test_RB8_peek_decision_when_peeking_is_not_allowed_is_refused():
 
 def test_RB8_peek_decision_after_a_seat_has_looked_is_refused():
     s = table(2, hands=[["blue key"], ["red key"]], deck=["grey key"], discard=["green key"],
-              discard_peek=True)  # fmt: skip
+              discard_peek=True)
     assert s.phase == rules.PEEK
     d = dict(s.to_dict(), peek_seat=1, peeked=[C("green key")])
     _refused(d, "peek")
@@ -107,7 +107,7 @@ def test_RB6_more_stacks_than_the_limit_is_refused():
     never starts with limit stacks, and no table ever holds more than limit + 1."""
     d = _live(limit=5)
     d["display"] = [[c] for c in (C("purple lock"), C("blue safe"), C("red safe"), C("grey safe"),
-                                  C("yellow safe"))]  # fmt: skip
+                                  C("yellow safe"))]
     _refused(d, "stacks")
     over = dict(d, phase=rules.OVER, outcome=rules.LOSS)
     assert rules.State.from_dict(over).outcome == rules.LOSS  # 5 stacks at limit 5: lost
@@ -137,7 +137,7 @@ def test_resolving_must_be_the_card_just_played():
 
 def test_every_table_met_in_real_games_is_still_accepted():
     configs = [dict(num_players=1), dict(num_players=2, draw_rule="optional"),
-               dict(num_players=3, discard_peek=True), dict(num_players=4, difficulty=5)]  # fmt: skip
+               dict(num_players=3, discard_peek=True), dict(num_players=4, difficulty=5)]
     kinds = set()
     for i, cfg in enumerate(configs):
         for data in real_states(lambda cfg=cfg: raw_env(**cfg), 12, seed=i, every=1):
@@ -149,7 +149,7 @@ def test_every_table_met_in_real_games_is_still_accepted():
 @pytest.mark.parametrize(
     "cfg",
     [dict(num_players=1), dict(num_players=2, draw_rule="optional"),
-     dict(num_players=3, discard_peek=True), dict(num_players=4, difficulty=5)],  # fmt: skip
+     dict(num_players=3, discard_peek=True), dict(num_players=4, difficulty=5)],
 )
 def test_property_mutated_real_tables_are_refused_or_play_to_the_end(cfg):
     """Thousands of random edits of real mid-game tables: each is refused with a

@@ -17,7 +17,7 @@ def tiny_model():
     torch.set_num_threads(1)
     env = solo_env(num_players=1)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0,
-                        policy_kwargs={"net_arch": [16]}, device="cpu")  # fmt: skip
+                        policy_kwargs={"net_arch": [16]}, device="cpu")
     model.learn(128)
     return model
 
@@ -32,5 +32,5 @@ def tiny_checkpoint(tmp_path_factory, tiny_model):
 
     path = tmp_path_factory.mktemp("ckpt") / "the_brain" / "tiny"
     save_checkpoint(tiny_model, path, "the_brain_v0", {"num_players": 1}, seed=0,
-                    training={"note": "test fixture"}, optimizer=True)  # fmt: skip
+                    training={"note": "test fixture"}, optimizer=True)
     return path

@@ -77,7 +77,7 @@ SOLO = {  # a one-scenario suite: Brilliant Boar solo, level 1 (a game takes abo
     "scenarios": [{"id": "solo", "config": {"num_players": 1, "level": 1, "memory": "none"},
                    "focal": [0], "games": 40, "quick_games": 20, "seed": 7, "metric": "score",
                    "low": "random", "high": "heuristic"}],
-}  # fmt: skip
+}
 
 
 @pytest.fixture(autouse=True)
@@ -102,7 +102,7 @@ def test_suite_numbers_are_pinned_by_seed(name, tmp_path):
     suite = load_suite(name)
     results = run_policy(suite, "heuristic", tmp_path, games=5, progress=False)
     got = {sid: (round(sum(r["played"]["values"]) / 5, 6), r["low"]["value"], r["high"]["value"])
-           for sid, r in results.items()}  # fmt: skip
+           for sid, r in results.items()}
     assert got == PINNED[name]
 
 
@@ -154,7 +154,7 @@ def test_scorecard_normalises_between_its_references(tmp_path):
 
 def test_paired_comparison_detects_a_planted_difference(tmp_path):
     card = benchmark("heuristic", parse_suite(SOLO), tmp_path, against="random", quick=True,
-                     progress=False, reps=200)  # fmt: skip
+                     progress=False, reps=200)
     (row,) = card["against"]["scenarios"]
     assert row["significant"] and row["difference"]["lo"] > 0
     assert row["probability_of_improvement"] == 1.0
@@ -195,7 +195,7 @@ def test_resume_gives_the_same_numbers(tmp_path):
     played = len(calls) - 1
     calls.clear()
     resumed = benchmark("heuristic", suite, tmp_path / "a", games=5, progress=False,
-                        runner=_counting(calls))  # fmt: skip
+                        runner=_counting(calls))
     fresh = benchmark("heuristic", suite, tmp_path / "b", games=5, progress=False)
     assert len(calls) == 3 * len(suite.scenarios) - played  # only what was missing
     for key in ("scenarios", "aggregate", "profile"):
@@ -232,7 +232,7 @@ def _numbers(obj):
     (lambda d: d["scenarios"][0].update(config={"num_players": 1, "colour": "red"}), "colour"),
     (lambda d: d["scenarios"][0].update(background={"heuristic": 1}), "background population"),
     (lambda d: d["scenarios"].append(dict(d["scenarios"][0])), "duplicate scenario ids"),
-])  # fmt: skip
+])
 def test_bad_suite_files_say_what_is_wrong(edit, message):
     data = json.loads(json.dumps(SOLO))
     edit(data)
@@ -260,7 +260,7 @@ def test_cli_writes_the_scorecard(tmp_path, capsys):
     suite = tmp_path / "tiny.yaml"
     suite.write_text(yaml.safe_dump(SOLO))
     assert main(["benchmark", "heuristic", "--suite", str(suite), "--quick", "--quiet",
-                 "--out", str(tmp_path / "out")]) == 0  # fmt: skip
+                 "--out", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
     assert "# Benchmark scorecard: `heuristic` on `tiny-v1`" in out
     assert (tmp_path / "out" / "scorecard.json").is_file()
@@ -274,5 +274,5 @@ def test_workers_give_the_serial_numbers(tmp_path):
     suite = parse_suite(SOLO)
     serial = run_policy(suite, "heuristic:window=4", tmp_path / "a", games=10, progress=False)
     parallel = run_policy(suite, "heuristic:window=4", tmp_path / "b", games=10, workers=2,
-                          progress=False)  # fmt: skip
+                          progress=False)
     assert _numbers(parallel) == _numbers(serial)

@@ -155,7 +155,7 @@ def test_non_finite_weights_are_refused_naming_the_file(tmp_path, tiny_checkpoin
     with pytest.raises(CheckpointError, match="non-finite"):
         write_checkpoint(tmp_path / "w", game="the_brain_v0", env_config={}, algo="MaskablePPO",
                          policy=read_checkpoint(tiny_checkpoint)[0]["policy"], state_dict=sd,
-                         timesteps=1)  # fmt: skip
+                         timesteps=1)
     assert not (tmp_path / "w.zip").exists()
 
 
@@ -181,7 +181,7 @@ def test_missing_or_extra_tensors_are_refused(tmp_path, tiny_checkpoint):
     ({"class": "MaskableActorCriticPolicy", "kwargs": {"activation_fn": "gelu"}}, "activation_fn"),
     ({"class": "MaskableActorCriticPolicy", "kwargs": {"ortho_init": "yes"}}, "wrong type"),
     ("MaskableActorCriticPolicy", "must be a mapping"),
-])  # fmt: skip
+])
 def test_metadata_may_only_describe_whitelisted_networks(tmp_path, tiny_checkpoint, policy, message):
     ck = _copy(tiny_checkpoint, tmp_path / "arch")
     meta = json.loads(ck.with_suffix(".json").read_text())
@@ -222,7 +222,7 @@ def test_weights_and_optimizer_round_trip(tiny_checkpoint, tiny_model):
     meta, tensors, opt = read_checkpoint(tiny_checkpoint, optimizer=True)
     assert opt is not None
     fresh = MaskablePPO("MlpPolicy", solo_env(num_players=1), policy_kwargs={"net_arch": [16]},
-                        device="cpu")  # fmt: skip
+                        device="cpu")
     fresh.policy.load_state_dict(tensors)
     load_optimizer_state(fresh.policy.optimizer, opt, "test")
     a, b = tiny_model.policy.optimizer.state_dict(), fresh.policy.optimizer.state_dict()

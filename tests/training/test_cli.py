@@ -27,7 +27,7 @@ def test_evaluate_command(capsys, tmp_path):
     cfg.write_text("env:\n  difficulty: robber\n")
     rc, out, _ = run(["evaluate", "the_brain", "--seat", "heuristic", "--seat", "random",
                       "--games", "6", "--config", str(cfg), "--set", "hand_size=4", "--quiet",
-                      "--json", str(tmp_path / "r.json")], capsys)  # fmt: skip
+                      "--json", str(tmp_path / "r.json")], capsys)
     assert rc == 0
     assert "| heuristic | 6 |" in out and "team win rate" in out
     data = json.loads((tmp_path / "r.json").read_text())
@@ -77,11 +77,11 @@ def test_bad_yaml_config(capsys, tmp_path):
 
 def test_crossplay_and_league_commands(capsys, tmp_path):
     rc, out, _ = run(["crossplay", "the_brain", "heuristic", "random", "--games", "4",
-                      "--players", "3", "--out", str(tmp_path / "cp"), "--quiet"], capsys)  # fmt: skip
+                      "--players", "3", "--out", str(tmp_path / "cp"), "--quiet"], capsys)
     assert rc == 0 and "| heuristic |" in out
     assert (tmp_path / "cp" / "crossplay.png").is_file() and (tmp_path / "cp" / "crossplay.csv").is_file()
     rc, out, _ = run(["league", "oh_my_brain", "heuristic", "random", "--games", "6",
-                      "--out", str(tmp_path / "lg"), "--quiet"], capsys)  # fmt: skip
+                      "--out", str(tmp_path / "lg"), "--quiet"], capsys)
     assert rc == 0 and "openskill" in out
     assert (tmp_path / "lg" / "ratings.md").is_file() and (tmp_path / "lg" / "ratings.csv").is_file()
 
@@ -90,7 +90,7 @@ def test_crossplay_and_league_commands(capsys, tmp_path):
     ("the_brain", 3),
     ("oh_my_brain", 2),
     ("brilliant_boar", 2),
-])  # fmt: skip
+])
 def test_play_scripted_game_to_the_end(game, players, capsys, monkeypatch):
     """A person always answering 1 (after some bad answers) plays a whole game."""
     seats = ["--seat", "human"] + ["--seat", "heuristic"] * (players - 1)
@@ -104,21 +104,21 @@ def test_play_scripted_game_to_the_end(game, players, capsys, monkeypatch):
 
 def test_play_shows_only_own_view(capsys, monkeypatch):
     rc, out, _ = run(["play", "the_brain", "--seat", "human", "--seat", "heuristic", "--seed", "1"],
-                     capsys, "q\n", monkeypatch)  # fmt: skip
+                     capsys, "q\n", monkeypatch)
     assert rc == ABANDONED == 3 and "game abandoned" in out  # not 0: the game was not played out
     assert "hidden" in out  # the other seat's hand is not shown
 
 
 def test_play_eof_exits_cleanly(capsys, monkeypatch):
     rc, out, _ = run(["play", "oh_my_brain", "--seat", "heuristic", "--seat", "human", "--seed", "2"],
-                     capsys, "1\n1\n", monkeypatch)  # fmt: skip
+                     capsys, "1\n1\n", monkeypatch)
     assert rc == ABANDONED
     assert "game abandoned (input closed)" in out
 
 
 def test_play_hides_private_choices(capsys, monkeypatch):
     rc, out, _ = run(["play", "oh_my_brain", "--seat", "human", "--seat", "heuristic", "--seed", "0"],
-                     capsys, "1\n" * 3000, monkeypatch)  # fmt: skip
+                     capsys, "1\n" * 3000, monkeypatch)
     assert rc == 0
     assert "makes a private choice (draft)" in out
     theirs = [line for line in out.splitlines() if line.startswith("player_1 (heuristic):")]
@@ -172,7 +172,7 @@ def test_version(capsys):
      "rate oh_my_brain_v0 with `braincards league`", "league()"),
     (["league", "the_brain", "random", "heuristic", "--out", "OUT"],
      "measure the_brain_v0 with `braincards crossplay`", "crossplay()"),
-])  # fmt: skip
+])
 def test_cooperative_and_competitive_errors_speak_the_cli(argv, says, not_says, capsys, tmp_path):
     argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
     rc, _, err = run(argv, capsys)
@@ -188,7 +188,7 @@ def test_cooperative_and_competitive_errors_speak_the_cli(argv, says, not_says, 
     ("openskill.models", "train"),
     ("ray", "rllib"),
     ("no_such_module_anywhere", None),
-])  # fmt: skip
+])
 def test_missing_module_names_its_extra(name, extra):
     from braincards.training.cli.main import extra_for_missing_module
 
@@ -201,7 +201,7 @@ def test_missing_train_extra_module_is_a_clear_error():
                              '           "matplotlib", "openskill", "pydantic", "safetensors", "ray"}', 'BLOCKED = {"yaml"}')
     assert 'BLOCKED = {"yaml"}' in code
     result = subprocess.run([sys.executable, "-c", code, "evaluate", "the_brain", "--seat", "random",
-                             "--games", "2"], capture_output=True, text=True, timeout=120)  # fmt: skip
+                             "--games", "2"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "braincards: error: `braincards evaluate` needs pyyaml" in result.stderr
     assert "pip install 'braincards[train]'" in result.stderr
@@ -214,7 +214,7 @@ def test_a_missing_module_of_no_extra_is_not_hidden(monkeypatch):
 
     def broken(args):
         raise ModuleNotFoundError("No module named 'no_such_module_anywhere'",
-                                  name="no_such_module_anywhere")  # fmt: skip
+                                  name="no_such_module_anywhere")
 
     monkeypatch.setattr(commands, "cmd_evaluate", broken)
     with pytest.raises(ModuleNotFoundError, match="no_such_module_anywhere"):
@@ -251,11 +251,11 @@ sys.exit(main(sys.argv[1:]))
      "`braincards evaluate` needs tqdm (module 'tqdm' is not installed): pip install 'braincards[train]'"),
     (["train", "configs/the_brain/train_3p.yaml"], 2, "pip install 'braincards[train]'"),
     (["league", "oh_my_brain", "random", "heuristic", "--out", "OUT"], 2, "pip install 'braincards[train]'"),
-])  # fmt: skip
+])
 def test_environments_only_install(argv, rc, says, tmp_path):
     argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
     result = subprocess.run([sys.executable, "-c", ENVS_ONLY, *argv], capture_output=True,
-                            text=True, timeout=120)  # fmt: skip
+                            text=True, timeout=120)
     assert result.returncode == rc, result.stderr
     assert says in result.stdout + result.stderr
     assert "Traceback" not in result.stderr
@@ -266,12 +266,12 @@ def test_environments_only_install(argv, rc, says, tmp_path):
 @pytest.mark.parametrize("argv", [
     ["demo", "oh_my_brain", "--seed", "3"],
     ["evaluate", "the_brain", "--seat", "random", "--games", "3", "--quiet"],
-])  # fmt: skip
+])
 def test_a_closed_stdout_is_not_an_error(argv):
     """`braincards ... | head`: the reader goes away; no BrokenPipeError, exit 141 as a
     command killed by SIGPIPE."""
     proc = subprocess.Popen([sys.executable, "-m", "braincards.training.cli.main", *argv],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     proc.stdout.close()  # before anything is written: every write fails
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 141, err
@@ -281,7 +281,7 @@ def test_a_closed_stdout_is_not_an_error(argv):
 def test_head_reads_the_first_lines_quietly():
     result = subprocess.run(f"{shlex.quote(sys.executable)} -m braincards.training.cli demo "
                             "oh_my_brain --seed 3 | head -n 2", shell=True, capture_output=True,
-                            text=True, timeout=120)  # fmt: skip
+                            text=True, timeout=120)
     assert len(result.stdout.splitlines()) == 2
     assert result.stderr == ""
 

@@ -100,7 +100,7 @@ def test_depth_counts_through_aliases(tmp_path):
     (BASE + "seed: 1\nseed: 2\n", "'seed'", "line 3 and line 4"),
     (BASE + "ppo:\n  n_steps: 64\n  gamma: 0.9\n  n_steps: 128\n", "'n_steps'", "line 4 and line 6"),
     (BASE + "env: {num_players: 3, num_players: 2}\n", "'num_players'", "line 3 and line 3"),
-])  # fmt: skip
+])
 def test_duplicate_keys_are_refused(tmp_path, text, key, lines):
     message, _ = refused(write(tmp_path, text))
     assert f"has the key {key} twice" in message and lines in message
@@ -159,7 +159,7 @@ def test_env_configs_and_set_values_share_the_limits(tmp_path):
     for value, expected in [("{a: 1, a: 2}", "has the key 'a' twice"),
                             ("[" * 10_000 + "]" * 10_000, "nests deeper than"),
                             ("&x [1, *x]", "recursive"),
-                            ("9" * 5000, "cannot be read")]:  # fmt: skip
+                            ("9" * 5000, "cannot be read")]:
         message, _ = refused([f"ppo.n_steps={value}"], parse_sets)
         assert message.startswith("--set 'ppo.n_steps=") and expected in message
         assert len(message) < 400
@@ -182,7 +182,7 @@ def test_n_steps_of_a_million_is_refused_naming_the_bound():
     ({"pretrain": {"teacher": "greedy", "games": 100_000, "chunk_games": 5000, "replay_chunks": 10}},
      r"pretrain: pretrain.chunk_games \* pretrain.replay_chunks = 5000 \* 10 = 50,000 games held in memory; "
      r"the limit is 20,000"),
-])  # fmt: skip
+])
 def test_memory_of_a_run_is_bounded(data, message):
     with pytest.raises(ConfigError, match=message):
         parse_train_config({"game": "the_brain", "total_timesteps": 100, **data})
@@ -203,7 +203,7 @@ def test_seed_past_numpys_range_is_refused_at_once(tmp_path):
     ("evaluation.games", 10**9), ("evaluation.every", 10**11), ("pretrain.games", 10**9),
     ("opponents.max_snapshots", 10**6), ("opponents.snapshot_window", 10**9), ("rllib.num_env_runners", 10**6),
     ("ppo.max_grad_norm", float("inf")), ("pretrain.value_coef", float("inf")),
-])  # fmt: skip
+])
 def test_every_number_has_an_upper_bound(key, value):
     data: dict = {"game": "oh_my_brain", "total_timesteps": 100}
     if key.startswith("pretrain."):
@@ -217,7 +217,7 @@ def test_every_number_has_an_upper_bound(key, value):
 def test_messages_stay_short_whatever_the_input():
     huge = "x" * 500_000
     data = {"game": "the_brain", "total_timesteps": huge, "ppo": {"n_steps": [huge] * 10_000},
-            **{f"unknown_{i}": i for i in range(1000)}}  # fmt: skip
+            **{f"unknown_{i}": i for i in range(1000)}}
     with pytest.raises(ConfigError) as info:
         parse_train_config(data)
     message = str(info.value)
@@ -246,7 +246,7 @@ def test_cli_train_refuses_a_billion_laughs_without_hanging(tmp_path):
     # 9 levels: a billion values once expanded; the old loader hung on it
     path = write(tmp_path, laughs(9))
     proc = subprocess.run([sys.executable, "-m", "braincards.training.cli.main", "train", str(path), "--quiet"],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)  # fmt: skip
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith(f"braincards: error: training config {path} holds more than")
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr

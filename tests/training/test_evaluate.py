@@ -34,7 +34,7 @@ def test_serial_equals_parallel():
 def test_seats_rotate_and_result_fields():
     r = evaluate("the_brain", {"difficulty": ["amateur", "robber", "cat_burglar"]},
                  seats=["heuristic", "random"], games=12, seed=0, progress=False,
-                 return_records=True)  # fmt: skip
+                 return_records=True)
     first = [rec["labels"][0] for rec in r["records"]]
     assert first.count("heuristic") == first.count("random") == 6
     assert [rec["variant"] for rec in r["records"]][:6] == [0, 1, 2, 0, 1, 2]
@@ -67,7 +67,7 @@ def test_evaluate_errors():
 def test_crossplay_matrix_files_and_same_deals(tmp_path, tiny_checkpoint):
     specs = ["heuristic", "random", str(tiny_checkpoint)]
     r = crossplay("the_brain", {"num_players": 3}, policies=specs, games=12, seed=2,
-                  out_dir=tmp_path, progress=False)  # fmt: skip
+                  out_dir=tmp_path, progress=False)
     k = len(specs)
     assert r["policies"] == specs
     for i in range(k):
@@ -80,7 +80,7 @@ def test_crossplay_matrix_files_and_same_deals(tmp_path, tiny_checkpoint):
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     # the self-play cell sees the same deals as a plain evaluation with that seed
     ev = evaluate("the_brain", {"num_players": 3}, seats=["heuristic"] * 3, games=12, seed=2,
-                  progress=False)  # fmt: skip
+                  progress=False)
     assert r["win_rate"][0][0] == ev["team"]["win_rate"]
     assert r["mean_score"][0][0] == ev["team"]["mean_score"]
 
@@ -96,7 +96,7 @@ def test_crossplay_errors():
 
 def test_league_ratings(tmp_path):
     r = league("brilliant_boar", {"num_players": 2, "level": 1}, policies=["random", "heuristic"],
-               games=20, seed=0, out_dir=tmp_path, progress=False)  # fmt: skip
+               games=20, seed=0, out_dir=tmp_path, progress=False)
     table = r["table"]
     assert [row["policy"] for row in table] == ["heuristic", "random"]
     assert all(row["games"] == 20 for row in table)
@@ -106,7 +106,7 @@ def test_league_ratings(tmp_path):
     rows = list(csv.DictReader((tmp_path / "ratings.csv").read_text().splitlines()))
     assert rows[0]["policy"] == "heuristic" and rows[0]["games"] == "20"
     again = league("brilliant_boar", {"num_players": 2, "level": 1},
-                   policies=["random", "heuristic"], games=20, seed=0, progress=False)  # fmt: skip
+                   policies=["random", "heuristic"], games=20, seed=0, progress=False)
     assert again["table"] == table
     with pytest.raises(ValueError, match="at least 3 distinct"):
         league("oh_my_brain", {"num_players": 3}, policies=["random", "heuristic"], games=2)
@@ -117,7 +117,7 @@ def test_league_ratings(tmp_path):
     (["amateur", "robber"], ["heuristic", "random"], 8),
     (["amateur", "robber", "cat_burglar"], ["heuristic", "random", "random"], 27),
     (["amateur", "robber"], ["heuristic", "random", "random", "random"], 16),
-])  # fmt: skip
+])
 def test_rotation_balanced_with_a_difficulty_list(difficulties, seats, games):
     """Every policy sits at every position equally often whenever the game count is a
     multiple of the player count, also when games cycle through difficulties; each
@@ -127,7 +127,7 @@ def test_rotation_balanced_with_a_difficulty_list(difficulties, seats, games):
 
     n, v = len(seats), len(difficulties)
     r = evaluate("the_brain", {"difficulty": difficulties}, seats=seats, games=games, seed=0,
-                 progress=False, return_records=True)  # fmt: skip
+                 progress=False, return_records=True)
     recs = r["records"]
     assert [rec["variant"] for rec in recs] == [g % v for g in range(games)]
     pos = Counter(rec["labels"].index("heuristic") for rec in recs)
@@ -145,7 +145,7 @@ def test_oh_my_brain_brain_shaping_wins_and_returns():
     coef = 1.0
     r = evaluate("oh_my_brain", {"num_players": 3, "brain_shaping": coef},
                  seats=["heuristic", "random", "random"], games=12, seed=0, progress=False,
-                 return_records=True)  # fmt: skip
+                 return_records=True)
     for rec in r["records"]:
         b = rec["scores"]
         best, n = max(b), len(b)
@@ -181,7 +181,7 @@ def test_crossplay_heatmap_has_a_fixed_scale_and_axis_titles(rate):
     cell = {"value": rate, "lo": 0.0, "hi": 1.0}
     result = {"game": "the_brain_v0", "config": {"num_players": 2}, "seed": 0,
               "policies": ["a", "b"], "games": [[4, 4], [4, 4]],
-              "win_rate": [[cell, cell], [cell, cell]]}  # fmt: skip
+              "win_rate": [[cell, cell], [cell, cell]]}
     fig = crossplay_figure(result)
     try:
         ax = fig.axes[0]

@@ -51,7 +51,7 @@ def _policy(config=CONFIG, k=K, hidden=16, positions=8):
     torch.manual_seed(0)
     _, obs_space, act_space = _spaces(config, k)
     return EventReaderPolicy(obs_space, act_space, lambda _: 1e-3, history_k=k, reader_hidden=hidden,
-                             reader_positions=positions, net_arch=[32])  # fmt: skip
+                             reader_positions=positions, net_arch=[32])
 
 
 def _observations(config=CONFIG, k=K, games=3, seed=0):
@@ -152,12 +152,12 @@ def test_checkpoint_round_trip_rebuilds_the_same_network(tmp_path):
     spec = policy_spec(policy)
     assert spec["class"] == "EventReaderPolicy"
     assert {k: spec["kwargs"][k] for k in ("history_k", "reader_hidden", "reader_positions")} == {
-        "history_k": K, "reader_hidden": 16, "reader_positions": 8}  # fmt: skip
+        "history_k": K, "reader_hidden": 16, "reader_positions": 8}
     state = policy.state_dict()
     # the shared extractor is stored once, not under SB3's three names
     assert not any(k.startswith(("pi_features_extractor", "vf_features_extractor")) for k in state)
     write_checkpoint(tmp_path / "reader", game=GAME, env_config=CONFIG, algo="MaskablePPO", policy=spec,
-                     state_dict=state, timesteps=0, history_k=K)  # fmt: skip
+                     state_dict=state, timesteps=0, history_k=K)
     meta, loaded = load_checkpoint_policy(tmp_path / "reader")
     samples, _ = _observations(games=1)
     obs = torch.as_tensor(np.stack([o["observation"] for o, _ in samples[:15]]))
@@ -173,7 +173,7 @@ def test_checkpoint_round_trip_rebuilds_the_same_network(tmp_path):
 def _tamper(tmp_path, change):
     policy = _policy()
     write_checkpoint(tmp_path / "reader", game=GAME, env_config=CONFIG, algo="MaskablePPO",
-                     policy=policy_spec(policy), state_dict=policy.state_dict(), timesteps=0, history_k=K)  # fmt: skip
+                     policy=policy_spec(policy), state_dict=policy.state_dict(), timesteps=0, history_k=K)
     path = tmp_path / "reader.json"
     meta = json.loads(path.read_text())
     change(meta)
@@ -267,7 +267,7 @@ def test_pretraining_teaches_the_hand_belief(tmp_path):
             "pretrain": {"teacher": f"heuristic:window={K}", "games": 30, "chunk_games": 30, "epochs": 15,
                          "batch_size": 64, "hand_coef": coef},
             "evaluation": {"every": 32, "games": 2, "opponents": ["heuristic"]},
-        })  # fmt: skip
+        })
         train(cfg, tmp_path / f"run{coef}", progress=False, log=lambda *a, **k: None)
         return json.loads((tmp_path / f"run{coef}" / "evaluations.json").read_text())["pretrain"]
 
@@ -284,7 +284,7 @@ def test_rllib_backend_refuses_the_event_reader(tmp_path, capsys):
 
     cfg = tmp_path / "c.yaml"
     cfg.write_text("game: brilliant_boar\nenv: {num_players: 2, memory: none}\nhistory_k: 8\n"
-                   "total_timesteps: 64\npolicy: {kind: event_reader}\n")  # fmt: skip
+                   "total_timesteps: 64\npolicy: {kind: event_reader}\n")
     assert main(["train", str(cfg), "--backend", "rllib", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "policy.kind 'event_reader' trains with the SB3 backend only" in err

@@ -16,7 +16,7 @@ from tests.the_brain.helpers import C, env_with, table
 def _act(state: rules.State, **config) -> tuple[int, object]:
     env = env_with(state, **config)
     greedy = make_greedy("the_brain_v0", {"num_players": state.num_players, "difficulty": state.limit,
-                                          **config})  # fmt: skip
+                                          **config})
     agent = env.agent_selection
     return greedy.act(env.observe(agent), agent), env
 
@@ -25,7 +25,7 @@ def test_never_reaches_the_limit_when_a_card_avoids_it():
     """R-B6: with the display one stack below the limit, a donate card (a new stack) loses;
     the cover keeps the count."""
     state = table(2, hands=[["blue fingerprint", "blue magnifying_glass"], ["purple brain"]],
-                  display=[["red key"], ["grey brain"]], limit=3)  # fmt: skip
+                  display=[["red key"], ["grey brain"]], limit=3)
     action, _ = _act(state)
     assert action == C("blue magnifying_glass")  # a cover
 
@@ -35,7 +35,7 @@ def test_donates_to_the_seat_holding_fewest_cards():
     # seat 2 one card in its domain: seat 2 (two seats on) gets it
     state = table(3, hands=[["purple brain", "blue fingerprint", "red key"],
                             ["grey brain", "green lock", "yellow safe"], []],
-                  domains=[[], [], ["blue lock"]], deck=["red safe"])  # fmt: skip
+                  domains=[[], [], ["blue lock"]], deck=["red safe"])
     env = env_with(state)
     env.step(C("purple brain"))
     greedy = make_greedy("the_brain_v0", {"num_players": 3})
@@ -58,7 +58,7 @@ def _turn_start_value(state: rules.State) -> tuple[bool, bool]:
     {"num_players": 2, "difficulty": "robber", "memory": "none", "draw_rule": "optional"},
     {"num_players": 4, "difficulty": "cat_burglar", "discard_peek": False, "open_hands": True},
     {"num_players": 1, "difficulty": "robber"},
-])  # fmt: skip
+])
 def test_never_loses_on_a_turn_it_could_survive(config):
     """In real games, every lost game was lost on a turn where every way to play reached the
     limit (the greedy sees its own cards and the display, which is all a turn uses)."""

@@ -162,7 +162,7 @@ def test_guided_spec_builds_and_plays_a_team():
     (f"guided:checkpoint={CHECKPOINT},judge=pimc,nodes=0", GAME, "guided parameter nodes=0 must be >= 1"),
     (f"guided:checkpoint={CHECKPOINT},top=x", GAME, "guided parameter top='x' must be an integer"),
     (f"guided:checkpoint={CHECKPOINT}", "oh_my_brain_v0", "plays The Brain only"),
-])  # fmt: skip
+])
 def test_guided_spec_errors_say_what_is_allowed(spec, game, message):
     with pytest.raises(PolicySpecError, match=message):
         make_policy(spec, game, {"num_players": 3})

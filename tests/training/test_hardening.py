@@ -70,7 +70,7 @@ def test_an_archive_from_another_save_is_refused_naming_both_files(tmp_path, tin
     sd = {k: v + 0.01 for k, v in tiny_model.policy.state_dict().items()}
     other = tmp_path / "other"
     write_checkpoint(other, game="the_brain_v0", env_config={"num_players": 1}, algo="MaskablePPO",
-                     policy=_meta(tiny_checkpoint)["policy"], state_dict=sd, timesteps=1)  # fmt: skip
+                     policy=_meta(tiny_checkpoint)["policy"], state_dict=sd, timesteps=1)
     ck.with_suffix(".zip").write_bytes(other.with_suffix(".zip").read_bytes())
     with pytest.raises(CheckpointError, match=r"mixed\.zip does not match its metadata .*mixed\.json"):
         load_policy(ck)
@@ -152,7 +152,7 @@ def test_weights_that_overflow_are_refused_at_load(tmp_path, tiny_checkpoint):
     (lambda g: g.update(weight_decay=-0.5), "weight_decay=-0.5 is out of range"),
     (lambda g: g.update(betas=[0.9, 1.5]), r"betas=\[0\.9, 1\.5\] must each be in \[0, 1\)"),
     (lambda g: g.update(amsgrad=True), "amsgrad=True, but braincards' optimizer has amsgrad=False"),
-])  # fmt: skip
+])
 def test_optimizer_state_types_are_validated(tiny_checkpoint, tiny_model, edit, message):
     _, _, (tensors, js) = read_checkpoint(tiny_checkpoint, optimizer=True)
     js = json.loads(json.dumps(js))
@@ -168,7 +168,7 @@ def test_optimizer_state_types_are_validated(tiny_checkpoint, tiny_model, edit, 
     ("game", "x" * 100_000, r"game 'x+\.\.\.x+' \(not a braincards game"),
     ("observation_shape", [10**12], r"observation_shape \[1000000000000\]"),
     ("game", "chess_v0", "'chess_v0' .*not a braincards game"),
-])  # fmt: skip
+])
 def test_load_policy_without_a_game_bounds_the_metadata(tmp_path, tiny_checkpoint, key, value, message):
     ck = _copy(tiny_checkpoint, tmp_path / "api")
     meta = _meta(ck)
@@ -208,12 +208,12 @@ def test_a_checkpoint_at_a_table_it_was_not_trained_for_warns():
 
 def test_the_cli_warns_in_one_line_and_a_flag_silences_it(capsys):
     argv = ["evaluate", "oh_my_brain", "--seat", "oh_my_brain/ppo_3p", "--seat", "random",
-            "--games", "2", "--quiet"]  # fmt: skip
+            "--games", "2", "--quiet"]
     assert main(argv + ["--workers", "2"]) == 0
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if "trained for other options" in line]
     assert lines == ["braincards: warning: checkpoint oh_my_brain/ppo_3p was trained for other "
-                     "options than this table's: num_players: trained 3, here 2"]  # fmt: skip
+                     "options than this table's: num_players: trained 3, here 2"]
     assert main(argv + ["--no-config-warning"]) == 0
     assert "warning" not in capsys.readouterr().err
 
@@ -223,7 +223,7 @@ def test_a_save_cut_between_its_renames_loses_nothing(tmp_path, tiny_checkpoint,
     new metadata, complete under its temporary name."""
     meta = _meta(tiny_checkpoint)
     kwargs = dict(game="the_brain_v0", env_config={"num_players": 1}, algo="MaskablePPO",
-                  policy=meta["policy"], timesteps=1)  # fmt: skip
+                  policy=meta["policy"], timesteps=1)
     path = tmp_path / "cut"
     write_checkpoint(path, state_dict=tiny_model.policy.state_dict(), **kwargs)
     new = {k: v + 1.0 for k, v in tiny_model.policy.state_dict().items()}

@@ -18,7 +18,7 @@ def test_the_brain_heuristic_team_beats_random_team():
 
 def test_oh_my_brain_heuristic_beats_random():
     res = evaluate("oh_my_brain", {"num_players": 2}, seats=["heuristic", "random"], games=200,
-                   seed=1, progress=False)  # fmt: skip
+                   seed=1, progress=False)
     h = res["policies"]["heuristic"]
     assert h["win_rate"]["lo"] > 0.75  # measured ~0.9
     assert h["mean_reward"]["lo"] > 0.5
@@ -26,7 +26,7 @@ def test_oh_my_brain_heuristic_beats_random():
 
 def test_brilliant_boar_heuristic_beats_random():
     res = evaluate("brilliant_boar", {"num_players": 3}, seats=["heuristic", "random", "random"],
-                   games=60, seed=1, progress=False)  # fmt: skip
+                   games=60, seed=1, progress=False)
     h = res["policies"]["heuristic"]
     assert h["win_rate"]["lo"] > 0.8  # measured 1.0 (chance: 1/3)
     assert h["mean_score"]["lo"] > res["policies"]["random"]["mean_score"]["hi"] + 10

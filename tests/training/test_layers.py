@@ -24,7 +24,7 @@ from braincards.training.learning.config import parse_train_config
 from braincards.training.learning.sb3 import build_model, make_learner_env, make_vec_env
 
 CONFIG = {"game": "the_brain_v0", "env": {"num_players": 3, "difficulty": "robber"}, "total_timesteps": 256,
-          "n_envs": 2, "policy": {"net_arch": [64, 64]}, "ppo": {"n_steps": 64, "batch_size": 64}}  # fmt: skip
+          "n_envs": 2, "policy": {"net_arch": [64, 64]}, "ppo": {"n_steps": 64, "batch_size": 64}}
 
 
 def _observations(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -132,7 +132,7 @@ def test_config_switches_both_heads_and_keeps_the_state_dict():
 
 def test_sparse_input_is_refused_for_the_event_reader():
     cfg = {"game": "brilliant_boar_v0", "env": {"num_players": 2}, "history_k": 8, "total_timesteps": 256,
-           "policy": {"kind": "event_reader", "sparse_input": True}}  # fmt: skip
+           "policy": {"kind": "event_reader", "sparse_input": True}}
     with pytest.raises(ValueError, match="sparse_input applies to policy.kind 'mlp'"):
         parse_train_config(cfg)
 
@@ -194,7 +194,7 @@ def test_bfloat16_training_mode_is_close_with_float32_gradients():
 
 def test_bfloat16_training_is_refused_for_the_event_reader():
     cfg = {"game": "brilliant_boar_v0", "env": {"num_players": 2}, "history_k": 8, "total_timesteps": 256,
-           "policy": {"kind": "event_reader", "precision": "bfloat16"}}  # fmt: skip
+           "policy": {"kind": "event_reader", "precision": "bfloat16"}}
     with pytest.raises(ValueError, match="policy.precision=bfloat16 applies to policy.kind 'mlp'"):
         parse_train_config(cfg)
     with pytest.raises(ValueError, match="policy.precision"):

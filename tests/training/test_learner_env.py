@@ -29,7 +29,7 @@ def _play_episode(env: LearnerEnv, seed: int, rng: np.random.Generator):
     ("oh_my_brain_v0", {"num_players": 3}),
     ("brilliant_boar_v0", {"num_players": 2}),
     ("brilliant_boar_v0", {"num_players": 3, "reward": "score"}),
-])  # fmt: skip
+])
 def test_seat_mode_rewards_sum_to_the_seats_return(game, config):
     """Every step's reward is what the game paid the learner's seat since its last move, so
     the episode's rewards add up to the seat's whole-game return - including a game that
@@ -100,7 +100,7 @@ def test_reset_is_deterministic_under_a_seed():
 
     def run():
         env = LearnerEnv(game, config, mode="seat",
-                         pool=OpponentPool(game, config, [("random", 1.0), ("heuristic", 2.0)]))  # fmt: skip
+                         pool=OpponentPool(game, config, [("random", 1.0), ("heuristic", 2.0)]))
         rng = np.random.default_rng(5)
         out = []
         for ep in range(5):
@@ -114,7 +114,7 @@ def test_reset_is_deterministic_under_a_seed():
 def test_history_observation_and_opponents_get_their_prefix():
     game, config = "brilliant_boar_v0", {"num_players": 2, "memory": "none"}
     env = LearnerEnv(game, config, mode="seat", pool=OpponentPool(game, config, [("heuristic", 1.0)]),
-                     history_k=4)  # fmt: skip
+                     history_k=4)
     from braincards.envs.brilliant_boar.history import EVENT_SIZE
 
     assert env.observation_space.shape[0] == env.raw.layout.size + 4 * EVENT_SIZE
@@ -161,7 +161,7 @@ def test_vectorised_envs_and_snapshot_push(vec_env, tiny_checkpoint):
         "game": "the_brain_v0", "env": {"num_players": 2}, "mode": "seat", "total_timesteps": 64,
         "n_envs": 2, "vec_env": vec_env, "ppo": {"n_steps": 32, "batch_size": 32},
         "opponents": {"pool": [{"source": "random"}, {"source": "snapshots"}], "snapshot_every": 10},
-    })  # fmt: skip
+    })
     venv = make_vec_env(cfg)
     try:
         venv.seed(0)

@@ -21,7 +21,7 @@ def _model(sparse: bool, kind: str = "mlp"):
     raw = {**CONFIG, "policy": {"net_arch": [64, 64], "kind": kind}}
     if kind == "event_reader":
         raw = {"game": "brilliant_boar_v0", "env": {"num_players": 2}, "total_timesteps": 256, "n_envs": 2,
-               "history_k": 8, "policy": {"kind": "event_reader"}, "ppo": {"n_steps": 64, "batch_size": 64}}  # fmt: skip
+               "history_k": 8, "policy": {"kind": "event_reader"}, "ppo": {"n_steps": 64, "batch_size": 64}}
     cfg = parse_train_config(raw)
     torch.manual_seed(0)
     model = build_model(cfg, make_vec_env(cfg), None)

@@ -78,10 +78,10 @@ def test_policies_always_legal(game, spec):
 def test_checkpoint_policy_always_legal(tiny_checkpoint):
     total = 0
     same_spaces = [{"num_players": 1}, {"num_players": 2, "difficulty": "cat_burglar"},
-                   {"num_players": 4, "hand_size": 3, "draw_rule": "optional"}]  # fmt: skip
+                   {"num_players": 4, "hand_size": 3, "draw_rule": "optional"}]
     for config in same_spaces:
         total += play_checked("the_brain_v0", config, str(tiny_checkpoint), games=5, seed=7,
-                              min_decisions=700)  # fmt: skip
+                              min_decisions=700)
     assert total >= 2000
 
 
@@ -437,12 +437,12 @@ def test_recurrent_ppo_checkpoint(tmp_path):
 
     env = solo_env(num_players=1, illegal_action="penalize")
     model = RecurrentPPO("MlpLstmPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0,
-                         policy_kwargs={"net_arch": [16], "lstm_hidden_size": 8}, device="cpu")  # fmt: skip
+                         policy_kwargs={"net_arch": [16], "lstm_hidden_size": 8}, device="cpu")
     model.learn(32)
     save_checkpoint(model, tmp_path / "rec", "the_brain_v0", {"num_players": 1, "illegal_action": "penalize"})
     assert read_metadata(tmp_path / "rec")["algo"] == "RecurrentPPO"
     assert play_checked("the_brain_v0", {"num_players": 2}, str(tmp_path / "rec"), games=3, seed=1,
-                        min_decisions=200) >= 200  # fmt: skip
+                        min_decisions=200) >= 200
 
 
 @pytest.mark.parametrize("field, value, message", [
@@ -452,7 +452,7 @@ def test_recurrent_ppo_checkpoint(tmp_path):
     ("env_config", {"num_players": 9}, "env_config"),
     ("env_config", {"foo": 1}, "env_config"),
     ("game", 5, "game"),
-])  # fmt: skip
+])
 def test_corrupt_metadata_fields(tmp_path, tiny_checkpoint, field, value, message):
     """Metadata with fields of the wrong kind is refused with a CheckpointError that
     names the file, never a bare TypeError/ValueError from deep inside."""

@@ -12,21 +12,21 @@ from braincards.training.learning.schedule import SnapshotSchedule, evaluation_t
 def _cfg(game="oh_my_brain_v0", players=2, **opponents):
     return parse_train_config({"game": game, "env": {"num_players": players}, "total_timesteps": 100,
                                "opponents": {"pool": [{"source": "heuristic"}, {"source": "snapshots"}],
-                                             "snapshot_window": 10, **opponents}})  # fmt: skip
+                                             "snapshot_window": 10, **opponents}})
 
 
 def test_evaluation_tables_by_mode():
     team = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 3}, "total_timesteps": 10,
-                               "evaluation": {"partners": ["heuristic", "greedy"]}})  # fmt: skip
+                               "evaluation": {"partners": ["heuristic", "greedy"]}})
     assert evaluation_tables(team) == [("team", ["learner"] * 3),
                                        ("with heuristic", ["learner", "heuristic", "heuristic"]),
-                                       ("with greedy", ["learner", "greedy", "greedy"])]  # fmt: skip
+                                       ("with greedy", ["learner", "greedy", "greedy"])]
     solo = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 1}, "total_timesteps": 10})
     assert evaluation_tables(solo) == [("solo", ["learner"])]
     seat = parse_train_config({"game": "oh_my_brain_v0", "env": {"num_players": 3}, "total_timesteps": 10,
-                               "evaluation": {"opponents": ["random", "heuristic"]}})  # fmt: skip
+                               "evaluation": {"opponents": ["random", "heuristic"]}})
     assert evaluation_tables(seat) == [("vs random", ["learner", "random", "random"]),
-                                       ("vs heuristic", ["learner", "heuristic", "heuristic"])]  # fmt: skip
+                                       ("vs heuristic", ["learner", "heuristic", "heuristic"])]
 
 
 def test_primary_score_is_the_first_tables_win_rate_then_its_score():

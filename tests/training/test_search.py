@@ -42,7 +42,7 @@ def small_deals(count: int, seed: int = 0):
         seats = 2 if n == 1 else n
         deck = rng.sample(range(36), seats * 2 + rng.randint(0, 2))
         cfg = rules.Config(num_players=n, limit=rng.choice([3, 4, 5]), hand_size=2,
-                           draw_rule=rng.choice(["mandatory", "optional"]))  # fmt: skip
+                           draw_rule=rng.choice(["mandatory", "optional"]))
         yield rules.new_game(cfg, rng, deck=deck)
 
 
@@ -79,10 +79,10 @@ def test_solver_agrees_with_exhaustive_search_inside_a_turn():
 @pytest.mark.parametrize("players,difficulty,draw_rule", [
     (3, "amateur", "mandatory"), (2, "robber", "mandatory"), (4, "amateur", "optional"),
     (1, "amateur", "mandatory"),
-])  # fmt: skip
+])
 def test_winning_lines_replay_to_a_win_through_the_env(players, difficulty, draw_rule):
     raw = make("the_brain_v0", raw=True, num_players=players, difficulty=difficulty,
-               draw_rule=draw_rule)  # fmt: skip
+               draw_rule=draw_rule)
     won = 0
     for g in range(3):
         raw.reset(seed=derive_seed(0, g))
@@ -165,7 +165,7 @@ def test_oracle_command_is_reproducible(tmp_path, capsys):
 
     out = tmp_path / "o.json"
     args = ["oracle", "the_brain", "--players", "2", "--difficulty", "amateur", "robber",
-            "--deals", "4", "--nodes", "3000", "--seed", "3", "--json", str(out)]  # fmt: skip
+            "--deals", "4", "--nodes", "3000", "--seed", "3", "--json", str(out)]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "unknown (budget exhausted)" in text and "num_players=2, difficulty=robber" in text
@@ -208,7 +208,7 @@ def test_pimc_samples_are_consistent_with_the_observation(config):
             seen = decode_observation(obs["observation"], layout)
             seen_decisions.add(seen.decision)
             state = sample_state(seen, rng, config.get("draw_rule") == "optional",
-                                 config.get("discard_peek", False))  # fmt: skip
+                                 config.get("discard_peek", False))
             check.reset(options={"state": state.to_dict()})
             again = check.observe(check.possible_agents[0])
             np.testing.assert_array_equal(again["observation"], obs["observation"])
@@ -282,9 +282,9 @@ def test_pimc_partners_in_evaluate_and_reproducible():
         return [pol, "greedy"]
 
     a = evaluate("the_brain_v0", config, seats=team(), games=2, seed=5, progress=False,
-                 return_records=True)  # fmt: skip
+                 return_records=True)
     b = evaluate("the_brain_v0", config, seats=team(), games=2, seed=5, progress=False,
-                 return_records=True)  # fmt: skip
+                 return_records=True)
     assert a["games"] == 2
     assert [r["length"] for r in a["records"]] == [r["length"] for r in b["records"]]
     assert [r["scores"] for r in a["records"]] == [r["scores"] for r in b["records"]]

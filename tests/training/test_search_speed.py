@@ -53,7 +53,7 @@ def deals(count: int, hand: int, seed: int):
         seats = 2 if n == 1 else n
         deck = rng.sample(range(36), seats * hand + rng.randint(0, 3 if hand == 2 else 1))
         cfg = rules.Config(num_players=n, limit=rng.choice([3, 4, 5, 6]), hand_size=hand,
-                           draw_rule=rng.choice(["mandatory", "optional"]))  # fmt: skip
+                           draw_rule=rng.choice(["mandatory", "optional"]))
         yield rules.new_game(cfg, rng, deck=deck)
 
 
@@ -144,7 +144,7 @@ def test_decisions_inside_a_turn_as_before(players, draw_rule):
             state = raw.state
             legal = rules.legal_actions(state)
             if state.phase in (rules.COVER_TARGET, rules.TAKE_BACK_TARGET, rules.EXTRA, rules.DONATE_CARD,
-                               rules.DONATE_TARGET) and len(legal) > 1:  # fmt: skip
+                               rules.DONATE_TARGET) and len(legal) > 1:
                 seat, hold, disp, rem, done = _rewind(state)
                 old = old_solver.Solver.for_state(state, nodes=2000)
                 new = Solver.for_state(state, nodes=2000)
@@ -248,7 +248,7 @@ def test_pimc_strength_is_within_its_interval():
     {"num_players": 4, "difficulty": "amateur", "open_hands": True},
     {"num_players": 1, "difficulty": "robber"},
     {"num_players": 3, "difficulty": "amateur", "discard_peek": True},
-], ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))  # fmt: skip
+], ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
 def test_greedy_decides_as_before(config):
     """The greedy's best turn, now found by the compiled search over the same turns with the
     same values and tie-break, is the one of before at every decision (the games stray

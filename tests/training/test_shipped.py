@@ -25,7 +25,7 @@ learning = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(learning)
 
 ON_DISK = sorted(p.relative_to(ROOT / "checkpoints").with_suffix("").as_posix()
-                 for p in (ROOT / "checkpoints").glob("*/*.zip"))  # fmt: skip
+                 for p in (ROOT / "checkpoints").glob("*/*.zip"))
 
 
 def test_every_shipped_checkpoint_has_a_config_and_every_config_a_checkpoint():

@@ -45,7 +45,7 @@ def test_a_save_killed_at_any_moment_leaves_a_whole_checkpoint(tmp_path, tiny_ch
     killed at a random moment; the checkpoint must then load, holding one of the two."""
     meta = read_checkpoint(tiny_checkpoint)[0]
     kwargs = dict(game="the_brain_v0", env_config={"num_players": 1}, algo="MaskablePPO",
-                  policy=meta["policy"], timesteps=1)  # fmt: skip
+                  policy=meta["policy"], timesteps=1)
     versions = [_weights(tiny_model, 0.0), _weights(tiny_model, 0.5)]
     path = tmp_path / "the_brain" / "ck"
     write_checkpoint(path, state_dict=versions[0], **kwargs)
@@ -94,7 +94,7 @@ def _commands(tmp_path) -> dict[str, list[str]]:
         "league": ["league", "oh_my_brain", "heuristic", "random", "--players", "2", "--games",
                    "20000", "--workers", "2", "--quiet", "--out", "OUT"],
         "train": ["train", str(config), "--quiet", "--out", "OUT"],
-    }  # fmt: skip
+    }
 
 
 def _start(argv: list[str], out: Path) -> subprocess.Popen:
@@ -102,7 +102,7 @@ def _start(argv: list[str], out: Path) -> subprocess.Popen:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "stdout", "w") as so, open(out / "stderr", "w") as se:
         proc = subprocess.Popen([sys.executable, "-c", CLI, *argv], stdout=so, stderr=se,
-                                stdin=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+                                stdin=subprocess.DEVNULL, start_new_session=True)
     return proc
 
 

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TRAIN_CONFIGS = sorted(ROOT.glob("configs/*/train_*.yaml"))
 # a few hundred steps: enough to run every part of the pipeline
 SHORT = {"total_timesteps": 128, "n_envs": 2, "ppo.n_steps": 32, "ppo.batch_size": 32,
-         "ppo.n_epochs": 1, "evaluation.every": 64, "evaluation.games": 4}  # fmt: skip
+         "ppo.n_epochs": 1, "evaluation.every": 64, "evaluation.games": 4}
 
 
 def _quiet(*_a, **_k):
@@ -51,7 +51,7 @@ def test_config_trains_saves_loads_and_plays(path, tmp_path, monkeypatch, capsys
     summary = train(cfg, tmp_path / "run", progress=False, log=_quiet)
     out = tmp_path / "run"
     for name in ("best.zip", "best.json", "last.zip", "last.json", "learning_curve.png",
-                 "evaluations.json", "config.json"):  # fmt: skip
+                 "evaluations.json", "config.json"):
         assert (out / name).is_file(), name
     assert list((out / "tb").rglob("events.out.tfevents.*"))
     meta = read_metadata(out / "best")
@@ -92,7 +92,7 @@ class _Empty:
 def test_resume_continues_the_run(tmp_path):
     cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64,
                               "n_envs": 2, "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
-                              "evaluation": {"every": 64, "games": 2}})  # fmt: skip
+                              "evaluation": {"every": 64, "games": 2}})
     train(cfg, tmp_path / "a", progress=False, log=_quiet)
     assert read_metadata(tmp_path / "a" / "last")["timesteps"] == 64
     more = cfg.model_copy(update={"total_timesteps": 128})
@@ -110,7 +110,7 @@ def test_resume_continues_the_run(tmp_path):
     other = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"net_arch": [8]})})
     with pytest.raises(CheckpointError, match="differs from the config"):
         train(other.model_copy(update={"total_timesteps": 256}), tmp_path / "d",
-              resume_from=str(tmp_path / "b" / "last"), progress=False, log=_quiet)  # fmt: skip
+              resume_from=str(tmp_path / "b" / "last"), progress=False, log=_quiet)
 
 
 def test_resume_puts_back_the_snapshots_taken_by_the_checkpoint(tmp_path, monkeypatch):
@@ -121,7 +121,7 @@ def test_resume_puts_back_the_snapshots_taken_by_the_checkpoint(tmp_path, monkey
                               "n_envs": 2, "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
                               "opponents": {"pool": [{"source": "heuristic"}, {"source": "snapshots"}],
                                             "snapshot_every": 40, "max_snapshots": 2},
-                              "evaluation": {"every": 64, "games": 2}})  # fmt: skip
+                              "evaluation": {"every": 64, "games": 2}})
     train(cfg, tmp_path / "a", progress=False, log=_quiet)
     snaps = tmp_path / "a" / "snapshots"
     assert sorted(p.name for p in snaps.iterdir()) == ["40.json", "40.zip"]
@@ -157,7 +157,7 @@ def test_training_is_deterministic_under_a_seed(tmp_path):
     data = {"game": "oh_my_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
             "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 2},
             "opponents": {"pool": [{"source": "random"}, {"source": "heuristic"}]},
-            "evaluation": {"every": 64, "games": 2}}  # fmt: skip
+            "evaluation": {"every": 64, "games": 2}}
     for run in ("x", "y"):
         train(parse_train_config(data), tmp_path / run, progress=False, log=_quiet)
     x = read_checkpoint(tmp_path / "x" / "last")[1]
@@ -173,7 +173,7 @@ def test_evaluation_workers_change_no_result(tmp_path):
     """--eval-workers 2: the evaluations (and so best/last and the weights) are the serial ones."""
     data = {"game": "oh_my_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
             "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
-            "evaluation": {"every": 32, "games": 12}}  # fmt: skip
+            "evaluation": {"every": 32, "games": 12}}
     for run, workers in (("one", 1), ("two", 2)):
         train(parse_train_config(data), tmp_path / run, progress=False, log=_quiet, eval_workers=workers)
     one, two = (json.loads((tmp_path / r / "evaluations.json").read_text()) for r in ("one", "two"))
@@ -196,7 +196,7 @@ def test_background_evaluation_is_deterministic_and_scores_what_it_saves(tmp_pat
     data = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 192, "n_envs": 2,
             "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "learning_rate": 3e-3},
             "evaluation": {"every": 64, "games": 10, "partners": ["heuristic"], "background": True},
-            "pretrain": {"teacher": "heuristic", "games": 6, "chunk_games": 3}}  # fmt: skip
+            "pretrain": {"teacher": "heuristic", "games": 6, "chunk_games": 3}}
     logs: dict = {}
     for run in ("x", "y"):
         logs[run] = []
@@ -236,7 +236,7 @@ def test_background_evaluation_reports_a_failed_evaluation(tmp_path, monkeypatch
     monkeypatch.setattr(schedule, "run_evaluation", broken)  # the forked process inherits it
     cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
                               "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
-                              "evaluation": {"every": 32, "games": 2, "background": True}})  # fmt: skip
+                              "evaluation": {"every": 32, "games": 2, "background": True}})
     monkeypatch.setattr("braincards.training.learning.sb3.baseline_evaluation", lambda cfg, workers=1: {})
     with pytest.raises(RuntimeError, match=r"(?s)evaluation process failed:.*ValueError: no table today"):
         train(cfg, tmp_path / "x", progress=False, log=_quiet)
@@ -247,7 +247,7 @@ def test_loaded_checkpoint_plays_what_the_trained_model_plays(tmp_path):
     cfg = parse_train_config({"game": "brilliant_boar_v0", "env": {"num_players": 2, "memory": "none"},
                               "history_k": 4, "total_timesteps": 64, "n_envs": 2,
                               "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
-                              "evaluation": {"every": 64, "games": 2}})  # fmt: skip
+                              "evaluation": {"every": 64, "games": 2}})
     train(cfg, tmp_path / "r", progress=False, log=_quiet)
     p = load_policy(tmp_path / "r" / "best", game="brilliant_boar_v0", config=cfg.env)
     assert p.history_k == 4
@@ -287,7 +287,7 @@ def test_loaded_checkpoint_plays_what_the_trained_model_plays(tmp_path):
     ({"game": "oh_my_brain", "total_timesteps": 10, "opponents": {"pool": [{"sauce": "random"}]}},
      r"opponents\.pool\.0\.sauce: unknown key; allowed keys here: \['source', 'weight'\]"),
     ([1, 2], r"a training config is a mapping"),
-])  # fmt: skip
+])
 def test_config_errors_name_the_key(data, message):
     with pytest.raises(ConfigError, match=message):
         parse_train_config(data)
@@ -296,7 +296,7 @@ def test_config_errors_name_the_key(data, message):
 def test_unknown_opponent_spec_fails_before_training(tmp_path):
     cfg = parse_train_config({"game": "oh_my_brain", "total_timesteps": 64, "n_envs": 2,
                               "ppo": {"n_steps": 32, "batch_size": 32},
-                              "opponents": {"pool": [{"source": "grandmaster"}]}})  # fmt: skip
+                              "opponents": {"pool": [{"source": "grandmaster"}]}})
     with pytest.raises(ValueError, match="unknown policy spec 'grandmaster'"):
         train(cfg, tmp_path / "x", progress=False, log=_quiet)
 
@@ -306,7 +306,7 @@ def test_train_command(tmp_path, capsys):
     cfg.write_text("game: the_brain\nenv: {num_players: 2}\ntotal_timesteps: 100000\n")
     argv = ["train", str(cfg), "--timesteps", "64", "--seed", "3", "--out", str(tmp_path / "o"),
             "--set", "n_envs=2", "--set", "ppo.n_steps=32", "--set", "ppo.batch_size=32",
-            "--set", "evaluation.games=2", "--quiet"]  # fmt: skip
+            "--set", "evaluation.games=2", "--quiet"]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "| team |" in out and "steps/s" in out and "env share" in out
@@ -321,11 +321,11 @@ def test_train_command(tmp_path, capsys):
     (["--resume", "/nonexistent/ckpt"], "does not exist"),
     (["--eval-workers", "0"], "--eval-workers 0: the evaluation's worker processes, an integer >= 1"),
     (["--eval-workers", "2", "--backend", "rllib"], "--eval-workers is an option of the SB3 backend"),
-])  # fmt: skip
+])
 def test_train_command_errors(tmp_path, capsys, argv_tail, message):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("game: the_brain\nenv: {num_players: 2}\ntotal_timesteps: 64\nn_envs: 2\n"
-                   "ppo: {n_steps: 32, batch_size: 32}\nevaluation: {games: 2}\n")  # fmt: skip
+                   "ppo: {n_steps: 32, batch_size: 32}\nevaluation: {games: 2}\n")
     assert main(["train", str(cfg), "--out", str(tmp_path / "o"), "--quiet", *argv_tail]) == 2
     err = capsys.readouterr().err
     assert err.startswith("braincards: error:") and message in err
@@ -343,7 +343,7 @@ def test_pretraining_clones_the_teacher(tmp_path, dagger):
     cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64,
                               "n_envs": 1, "ppo": {"n_steps": 32, "batch_size": 32},
                               "pretrain": {"teacher": "heuristic", "games": 60, "chunk_games": 20,
-                                           "epochs": 4, "learning_rate": 3.0e-3, "dagger": dagger}})  # fmt: skip
+                                           "epochs": 4, "learning_rate": 3.0e-3, "dagger": dagger}})
 
     env = make_learner_env(cfg, 0)
     venv = make_vec_env(cfg)
@@ -371,7 +371,7 @@ def test_pretraining_clones_the_teacher(tmp_path, dagger):
 
 
 @pytest.mark.parametrize("game, config", [("the_brain_v0", {"num_players": 3}),
-                                          ("brilliant_boar_v0", {"num_players": 2})])  # fmt: skip
+                                          ("brilliant_boar_v0", {"num_players": 2})])
 def test_recorded_games_do_not_depend_on_how_many_envs_play_them(monkeypatch, game, config):
     """record_games plays its games side by side (DAgger's actor decides for all of them in
     one batch), yet returns the same games in the same order as one env playing them in
@@ -388,15 +388,15 @@ def test_recorded_games_do_not_depend_on_how_many_envs_play_them(monkeypatch, ga
             seat = game != "the_brain_v0"
             pool = OpponentPool(game, config, [("heuristic", 1.0), ("random", 1.0)]) if seat else None
             envs.append(LearnerEnv(game, config, mode="seat" if seat else "team", pool=pool,
-                                   history_k=8 if game == "brilliant_boar_v0" else 0))  # fmt: skip
+                                   history_k=8 if game == "brilliant_boar_v0" else 0))
         return envs, [[make_policy("heuristic", game, config) for _ in e.agents] for e in envs]
 
     batches = []
     monkeypatch.setattr(pretrain, "_argmax_actions",
-                        lambda net, obs, masks: batches.append(len(obs)) or [int(np.flatnonzero(m)[0]) for m in masks])  # fmt: skip
+                        lambda net, obs, masks: batches.append(len(obs)) or [int(np.flatnonzero(m)[0]) for m in masks])
     for actor in (None, object()):
         results = [pretrain.record_games(*envs_and_teachers(n), 7, 0.99, np.random.default_rng(3), actor)
-                   for n in (1, 3, 10)]  # fmt: skip
+                   for n in (1, 3, 10)]
         for other in results[1:]:
             for a, b in zip(results[0], other, strict=True):
                 assert a.shape == b.shape and np.array_equal(a, b)
@@ -416,13 +416,13 @@ def test_replay_chunks_fits_each_chunk_with_the_previous_ones(monkeypatch):
     cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64,
                               "n_envs": 1, "ppo": {"n_steps": 32, "batch_size": 32},
                               "pretrain": {"teacher": "heuristic", "games": 9, "chunk_games": 3, "epochs": 1,
-                                           "dagger": True, "replay_chunks": 2}})  # fmt: skip
+                                           "dagger": True, "replay_chunks": 2}})
     recorded, fitted = [], []
     real_record, real_fit = pretraining.record_games, pretraining._fit
     monkeypatch.setattr(pretraining, "record_games",
-                        lambda *a: recorded.append(real_record(*a)) or recorded[-1])  # fmt: skip
+                        lambda *a: recorded.append(real_record(*a)) or recorded[-1])
     monkeypatch.setattr(pretraining, "_fit", lambda policy, opt, p, rng, obs, *rest: (
-        fitted.append(obs.numpy().copy()), real_fit(policy, opt, p, rng, obs, *rest)))  # fmt: skip
+        fitted.append(obs.numpy().copy()), real_fit(policy, opt, p, rng, obs, *rest)))
     venv = make_vec_env(cfg)
     model = build_model(cfg, venv, None)
     pretraining.pretrain(model, cfg, [make_learner_env(cfg, 0)], log=_quiet)
@@ -469,12 +469,12 @@ def _record_ahead_run(monkeypatch, **pretrain_options):
                               "n_envs": 1, "ppo": {"n_steps": 32, "batch_size": 32},
                               "pretrain": {"teacher": "heuristic", "games": 12, "chunk_games": 3, "epochs": 2,
                                            "dagger": True, "replay_chunks": 2, "record_ahead": True,
-                                           **pretrain_options}})  # fmt: skip
+                                           **pretrain_options}})
     fits, asked = [], []
     real_fit, real_ask = pretraining._fit, pretraining.Recorder.ask
     monkeypatch.setattr(pretraining, "_fit", lambda *a: (fits.append(1), real_fit(*a)))
     monkeypatch.setattr(pretraining.Recorder, "ask", lambda self, done, policy: (
-        asked.append((done, len(fits), cfg.pretrain.learner_plays(done))), real_ask(self, done, policy)))  # fmt: skip
+        asked.append((done, len(fits), cfg.pretrain.learner_plays(done))), real_ask(self, done, policy)))
     venv = make_vec_env(cfg)
     torch.manual_seed(0)
     model = build_model(cfg, venv, None)
@@ -499,7 +499,7 @@ def test_record_ahead_records_the_next_chunk_while_this_one_is_fitted(monkeypatc
 @pytest.mark.parametrize("failure, message", [
     ("raise", r"(?s)recording process failed:.*ValueError: no teacher today"),
     ("exit", r"recording process: the process ended without answering \(exit code 3\)"),
-])  # fmt: skip
+])
 def test_record_ahead_reports_a_failed_recording(monkeypatch, failure, message):
     """An error in the recording process is raised in the trainer with its traceback; a
     recording process that dies is named with its exit code; either way it is not left behind."""
@@ -536,7 +536,7 @@ def test_ppo_fused_adam_builds_a_fused_optimizer_with_sb3s_eps():
     from braincards.training.learning.sb3 import build_model, make_vec_env
 
     base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 1,
-            "ppo": {"n_steps": 32, "batch_size": 32}}  # fmt: skip
+            "ppo": {"n_steps": 32, "batch_size": 32}}
     for fused in (True, False):
         cfg = parse_train_config({**base, "ppo": {**base["ppo"], "fused_adam": fused}})
         group = build_model(cfg, make_vec_env(cfg), None).policy.optimizer.param_groups[0]
@@ -551,7 +551,7 @@ def test_bfloat16_and_fused_training_is_deterministic_and_learns(tmp_path):
             "policy": {"net_arch": [64, 64], "precision": "bfloat16", "sparse_input": True},
             "ppo": {"n_steps": 32, "batch_size": 32, "fused_adam": True},
             "pretrain": {"teacher": "greedy", "games": 40, "chunk_games": 20, "epochs": 4, "fused_adam": True},
-            "evaluation": {"every": 64, "games": 2}}  # fmt: skip
+            "evaluation": {"every": 64, "games": 2}}
     for run, precision in (("x", "bfloat16"), ("y", "bfloat16"), ("z", "float32")):
         data["policy"]["precision"] = precision
         train(parse_train_config(data), tmp_path / run, progress=False, log=_quiet)
@@ -567,10 +567,10 @@ def test_bfloat16_and_fused_training_is_deterministic_and_learns(tmp_path):
 def test_dagger_after_chooses_when_the_learner_takes_over():
     base = {"game": "the_brain_v0", "total_timesteps": 64}
     p = parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10, "chunk_games": 2,
-                                                 "dagger": True}}).pretrain  # fmt: skip
+                                                 "dagger": True}}).pretrain
     assert [p.learner_plays(done) for done in range(0, 10, 2)] == [False, True, True, True, True]
     p = parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10, "chunk_games": 2,
-                                                 "dagger": True, "dagger_after": 6}}).pretrain  # fmt: skip
+                                                 "dagger": True, "dagger_after": 6}}).pretrain
     assert [p.learner_plays(done) for done in range(0, 10, 2)] == [False, False, False, True, True]
     p = parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10}}).pretrain
     assert not any(p.learner_plays(done) for done in range(10))
@@ -578,7 +578,7 @@ def test_dagger_after_chooses_when_the_learner_takes_over():
         parse_train_config({**base, "pretrain": {"teacher": "greedy", "dagger_after": 4}})
     with pytest.raises(ConfigError, match="dagger_after=10 leaves no DAgger games"):
         parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10, "dagger": True,
-                                                 "dagger_after": 10}})  # fmt: skip
+                                                 "dagger_after": 10}})
 
 
 def test_pretraining_learning_rate_schedule():
@@ -588,7 +588,7 @@ def test_pretraining_learning_rate_schedule():
 
     base = {"game": "the_brain", "env": {"num_players": 2}, "total_timesteps": 64}
     p = parse_train_config({**base, "pretrain": {"teacher": "greedy", "games": 10, "chunk_games": 2,
-                                                 "learning_rate": 1e-3, "final_learning_rate": 1e-4}}).pretrain  # fmt: skip
+                                                 "learning_rate": 1e-3, "final_learning_rate": 1e-4}}).pretrain
     assert [round(_learning_rate(p, done), 6) for done in (0, 4, 8)] == [1e-3, 5.5e-4, 1e-4]
     flat = parse_train_config({**base, "pretrain": {"teacher": "greedy", "learning_rate": 3e-4}}).pretrain
     assert _learning_rate(flat, 0) == _learning_rate(flat, 400) == 3e-4
@@ -602,7 +602,7 @@ def test_init_from_warm_starts_the_network_at_another_table(tmp_path):
     afresh, and the config records where it started."""
     base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
             "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "learning_rate": 1e-12},
-            "evaluation": {"every": 64, "games": 2}}  # fmt: skip
+            "evaluation": {"every": 64, "games": 2}}
     train(parse_train_config(base), tmp_path / "a", progress=False, log=_quiet)
     start = read_checkpoint(tmp_path / "a" / "last")[1]
     warm = parse_train_config({**base, "env": {"num_players": 3}, "init_from": str(tmp_path / "a" / "last")})
@@ -632,13 +632,13 @@ def test_evaluations_play_the_float32_network_of_a_bfloat16_run(tmp_path, monkey
 
     base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
             "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
-            "evaluation": {"every": 64, "games": 4}}  # fmt: skip
+            "evaluation": {"every": 64, "games": 4}}
     train(parse_train_config(base), tmp_path / "a", progress=False, log=_quiet)
     warm = parse_train_config({**base, "policy": {"precision": "bfloat16"}, "init_from": str(tmp_path / "a" / "last")})
     modes: list = []
     real = sb3.run_evaluation
     monkeypatch.setattr(sb3, "run_evaluation", lambda policy, *a, **k: modes.append(policy.network.training)
-                        or real(policy, *a, **k))  # fmt: skip
+                        or real(policy, *a, **k))
     train(warm, tmp_path / "b", progress=False, log=_quiet)
     assert modes == [False, False]  # the warm start and the last update, in evaluation mode
     history = json.loads((tmp_path / "b" / "evaluations.json").read_text())["history"]
@@ -658,16 +658,16 @@ def _train_cold(base: dict, tmp_path: Path) -> Path:
 
 def test_init_from_refuses_what_does_not_fit(tmp_path):
     base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
-            "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1}, "evaluation": {"every": 64, "games": 2}}  # fmt: skip
+            "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1}, "evaluation": {"every": 64, "games": 2}}
     with pytest.raises(CheckpointError, match="init_from the_brain/no_such: no such checkpoint"):
         train(parse_train_config({**base, "init_from": "the_brain/no_such"}), tmp_path / "x", progress=False,
-              log=_quiet)  # fmt: skip
+              log=_quiet)
     with pytest.raises(CheckpointError, match="init_from oh_my_brain/ppo_2p was trained for oh_my_brain_v0"):
         train(parse_train_config({**base, "init_from": "oh_my_brain/ppo_2p"}), tmp_path / "y", progress=False,
-              log=_quiet)  # fmt: skip
+              log=_quiet)
     with pytest.raises(CheckpointError, match="its network .* differs from the config"):
         train(parse_train_config({**base, "init_from": "the_brain/ppo_2p"}), tmp_path / "z", progress=False,
-              log=_quiet)  # fmt: skip
+              log=_quiet)
     with pytest.raises(ValueError, match="init_from .* SB3 backend"):
         check_rllib_backend(parse_train_config({**base, "init_from": "the_brain/ppo_2p"}))
 
@@ -683,7 +683,7 @@ def test_background_evaluation_is_refused_by_rllib():
     ("policy.sparse_input", "policy", {"sparse_input": True}),
     ("policy.precision", "policy", {"precision": "bfloat16"}),
     ("ppo.fused_adam", "ppo", {"fused_adam": True}),
-])  # fmt: skip
+])
 def test_sb3_network_options_are_refused_by_rllib(key, section, value):
     base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64}
     with pytest.raises(ValueError, match=f"{key} is an option of the SB3 backend"):

@@ -28,11 +28,11 @@ pytestmark = pytest.mark.skipif(
 
 # a run long enough (minutes with 2 workers) that only a prompt stop ends it in time
 LONG_RUN = ["evaluate", "the_brain", "--seat", "random", "--seat", "random", "--games", "200000",
-            "--workers", "2", "--quiet"]  # fmt: skip
+            "--workers", "2", "--quiet"]
 # the CLI in a fresh interpreter; SIGINT gets Python's default handler even when the test
 # runner was started with SIGINT ignored (a background job), which the child would inherit
 CLI = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-       "from braincards.training.cli.main import main; sys.exit(main(sys.argv[1:]))")  # fmt: skip
+       "from braincards.training.cli.main import main; sys.exit(main(sys.argv[1:]))")
 PROMPT_S = 45  # generous: a prompt stop takes about 2 s here, several times that on a loaded CI machine; the run itself would last minutes
 
 
@@ -84,10 +84,10 @@ def cli_run(tmp_path):
         k = len(started)
         with open(tmp_path / f"out{k}", "w") as out, open(tmp_path / f"err{k}", "w") as err:
             proc = subprocess.Popen([sys.executable, "-c", CLI, *argv], stdout=out, stderr=err,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
         started.append(proc)
         kids = _wait_for(lambda: len(_children(proc.pid)) >= 2 and _children(proc.pid), 60,
-                         "the two worker processes to start")  # fmt: skip
+                         "the two worker processes to start")
         workers.extend(kids)
         time.sleep(0.3)  # let them play a few games
         return proc, kids, lambda: (tmp_path / f"err{k}").read_text()
@@ -148,7 +148,7 @@ def test_a_failing_policy_cancels_the_outstanding_games():
     before = set(_children(os.getpid()))  # e.g. a browser driver another test of this process left
     with pytest.raises(RuntimeError, match="failed on purpose"):
         evaluate("the_brain", {}, seats=[_OneFailure(30, started), "random"], games=games,
-                 workers=2, progress=False)  # fmt: skip
+                 workers=2, progress=False)
     # before the fix every one of the 4000 games was played before the error surfaced
     assert started.value < games // 4, started.value
     assert not set(_children(os.getpid())) - before
@@ -158,7 +158,7 @@ def test_a_failing_policy_fails_the_serial_run_the_same_way():
     started = multiprocessing.get_context("fork").Value("i", 0)
     with pytest.raises(RuntimeError, match="failed on purpose"):
         evaluate("the_brain", {}, seats=[_OneFailure(3, started), "random"], games=50,
-                 workers=1, progress=False)  # fmt: skip
+                 workers=1, progress=False)
     assert started.value == 3
 
 
@@ -167,7 +167,7 @@ def test_a_worker_that_dies_is_a_worker_error():
     before = set(_children(os.getpid()))
     with pytest.raises(WorkerError, match="worker process .* ended abruptly") as info:
         evaluate("the_brain", {}, seats=[_OneFailure(10, started, "kill"), "random"], games=4000,
-                 workers=2, progress=False)  # fmt: skip
+                 workers=2, progress=False)
     assert "SIGKILL" in str(info.value)
     assert isinstance(info.value, RuntimeError)
     assert not set(_children(os.getpid())) - before

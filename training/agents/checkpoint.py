@@ -78,7 +78,7 @@ def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for dist in ("braincards", "torch", "stable-baselines3", "sb3-contrib", "gymnasium",
-                 "pettingzoo", "numpy", "safetensors"):  # fmt: skip
+                 "pettingzoo", "numpy", "safetensors"):
         try:
             out[dist] = version(dist)
         except PackageNotFoundError:
@@ -160,7 +160,7 @@ def write_checkpoint(
     check_finite(tensors, "the policy to save")
     meta = _metadata(game=game, env_config=config, history_k=history_k, algo=algo, policy=policy,
                      spaces=spaces, timesteps=timesteps, seed=seed, training=training,
-                     evaluation=evaluation)  # fmt: skip
+                     evaluation=evaluation)
     if extra:
         meta.update(extra)
     # the tensors must build the described network for these spaces (fail now, not at load)
@@ -173,13 +173,13 @@ def write_checkpoint(
     # (or, killed between the two renames, a new archive beside the old metadata, which the
     # reader refuses by the archive's digest)
     files.write_together([(zip_path, archive),
-                          (json_path, (json.dumps(meta, indent=2) + "\n").encode())])  # fmt: skip
+                          (json_path, (json.dumps(meta, indent=2) + "\n").encode())])
     return zip_path, json_path
 
 
 def _metadata(*, game: str, env_config: dict, history_k: int, algo: str, policy: dict,
               spaces: dict, timesteps: int, seed: int | None, training: dict | None,
-              evaluation: dict | list | None) -> dict:  # fmt: skip
+              evaluation: dict | list | None) -> dict:
     """The JSON metadata of a checkpoint being written (before ``extra`` is merged in)."""
     return {
         "format": CHECKPOINT_FORMAT,
@@ -252,7 +252,7 @@ def save_checkpoint(
         timesteps=model.num_timesteps if timesteps is None else timesteps, seed=seed,
         evaluation=evaluation, training=training, history_k=history_k,
         optimizer=model.policy.optimizer if optimizer else None, extra=extra,
-    )  # fmt: skip
+    )
 
 
 def detached_state(network) -> dict:
@@ -279,7 +279,7 @@ def read_metadata(path: str | os.PathLike) -> dict:
     zip_path, json_path = checkpoint_paths(path)
     if not zip_path.exists() and not json_path.exists():
         raise CheckpointError(f"checkpoint {zip_path.with_suffix('')} does not exist (neither "
-                              f"{zip_path} nor {json_path})")  # fmt: skip
+                              f"{zip_path} nor {json_path})")
     for p in (zip_path, json_path):
         if not p.exists():
             raise _pair_error(zip_path, json_path, p)
@@ -333,7 +333,7 @@ def _read_metadata_file(json_path: Path) -> dict:
         size = json_path.stat().st_size
         if size > MAX_JSON_BYTES:
             raise CheckpointError(f"checkpoint metadata {json_path} is {size} bytes, over the "
-                                  f"{MAX_JSON_BYTES}-byte limit")  # fmt: skip
+                                  f"{MAX_JSON_BYTES}-byte limit")
         raw = json_path.read_bytes()
     except OSError as err:
         raise CheckpointError(f"checkpoint metadata {json_path} cannot be read: {err}") from None
@@ -360,13 +360,13 @@ def _read_metadata_file(json_path: Path) -> dict:
         bad.append(f"env_config {shown(meta['env_config'])} (not a mapping)")
     if not (isinstance(shape, list) and 1 <= len(shape) <= 4
             and all(type(x) is int and 0 < x <= MAX_OBSERVATION for x in shape)
-            and math.prod(shape) <= MAX_OBSERVATION):  # fmt: skip
+            and math.prod(shape) <= MAX_OBSERVATION):
         bad.append(f"observation_shape {shown(shape)} (not 1-4 positive integers with a "
-                   f"product of at most {MAX_OBSERVATION})")  # fmt: skip
+                   f"product of at most {MAX_OBSERVATION})")
     if type(n) is not int or not 1 <= n <= MAX_ACTIONS:
         bad.append(f"action_n {shown(n)} (not an integer in 1..{MAX_ACTIONS})")
     if meta.get("archive_sha256") is not None and not (
-            isinstance(meta["archive_sha256"], str) and len(meta["archive_sha256"]) == 64):  # fmt: skip
+            isinstance(meta["archive_sha256"], str) and len(meta["archive_sha256"]) == 64):
         bad.append(f"archive_sha256 {shown(meta['archive_sha256'])} (not a SHA-256 hex digest)")
     if k is not None and (type(k) is not int or k < 0):
         bad.append(f"history_k {shown(k)} (not a non-negative integer)")
@@ -377,7 +377,7 @@ def _read_metadata_file(json_path: Path) -> dict:
     reader_k = meta["policy"]["kwargs"].get("history_k")
     if reader_k is not None and reader_k != meta["history_k"]:
         raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: the policy reads history_k="
-                              f"{reader_k} event slots but the checkpoint's history_k is {meta['history_k']}")  # fmt: skip
+                              f"{reader_k} event slots but the checkpoint's history_k is {meta['history_k']}")
     return meta
 
 
@@ -394,7 +394,7 @@ def check_fits(meta: dict, game: str | None, config: dict | None, where: str = "
         if config is not None:
             raise
         raise CheckpointError(f"{where}: its metadata's env_config {meta['env_config']} does "
-                              f"not make a {game} env: {err}") from None  # fmt: skip
+                              f"not make a {game} env: {err}") from None
     have = {"observation_shape": list(meta["observation_shape"]), "action_n": int(meta["action_n"])}
     if spaces != have:
         raise CheckpointError(
@@ -423,7 +423,7 @@ def config_differences(meta: dict, config: dict | None) -> list[str]:
     except ValueError:
         return []  # an option the env does not know: check_fits has refused it already
     return [f"{k}: trained {shown(trained[k])}, here {shown(here[k])}"
-            for k in trained if trained[k] != here[k]]  # fmt: skip
+            for k in trained if trained[k] != here[k]]
 
 
 def _open_archive(zip_path: Path) -> zipfile.ZipFile:
@@ -439,7 +439,7 @@ def _open_archive(zip_path: Path) -> zipfile.ZipFile:
     if foreign:
         zf.close()
         hint = (" - it looks like a stable-baselines3 model.save() archive, whose 'data' entry "
-                "can hold pickled Python objects" if "data" in names else "")  # fmt: skip
+                "can hold pickled Python objects" if "data" in names else "")
         raise CheckpointError(
             f"checkpoint {zip_path} holds {foreign}{hint}; a braincards checkpoint holds only "
             f"{list(ALLOWED_MEMBERS)} (tensors and JSON), and nothing else is ever loaded"
@@ -451,7 +451,7 @@ def _open_archive(zip_path: Path) -> zipfile.ZipFile:
         if info.file_size > MAX_MEMBER_BYTES:
             zf.close()
             raise CheckpointError(f"checkpoint {zip_path}: {info.filename} is {info.file_size} bytes, "
-                                  f"over the {MAX_MEMBER_BYTES}-byte limit")  # fmt: skip
+                                  f"over the {MAX_MEMBER_BYTES}-byte limit")
     return zf
 
 
@@ -538,4 +538,4 @@ __all__ = [
     "CheckpointError", "POLICY_CLASSES", "build_policy", "check_fits", "config_differences", "checkpoint_paths", "load_checkpoint_policy",
     "load_optimizer_state", "policy_spec", "read_checkpoint", "read_metadata", "save_checkpoint",
     "write_checkpoint",
-]  # fmt: skip
+]

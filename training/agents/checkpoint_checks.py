@@ -58,7 +58,7 @@ def check_policy_spec(spec, where: str) -> None:
         raise CheckpointError(f"{where}: 'policy' must be a mapping with 'class' and 'kwargs', got {shown(spec)}")
     if spec["class"] not in POLICY_CLASSES:
         raise CheckpointError(f"{where}: policy class {shown(spec['class'])} is not allowed; allowed: "
-                              f"{sorted(POLICY_CLASSES)}")  # fmt: skip
+                              f"{sorted(POLICY_CLASSES)}")
     kwargs = spec["kwargs"]
     if not isinstance(kwargs, dict):
         raise CheckpointError(f"{where}: policy kwargs must be a mapping, got {shown(kwargs)}")
@@ -76,9 +76,9 @@ def check_policy_spec(spec, where: str) -> None:
         raise CheckpointError(f"{where}: net_arch keys {sorted(arch)}; allowed: 'pi', 'vf'")
     for lay in layers:
         if not (isinstance(lay, list) and len(lay) <= MAX_LAYERS
-                and all(type(w) is int and 1 <= w <= MAX_LAYER for w in lay)):  # fmt: skip
+                and all(type(w) is int and 1 <= w <= MAX_LAYER for w in lay)):
             raise CheckpointError(f"{where}: net_arch {shown(arch)} must be lists of at most {MAX_LAYERS} "
-                                  f"layer widths in 1..{MAX_LAYER}")  # fmt: skip
+                                  f"layer widths in 1..{MAX_LAYER}")
     for key in ("lstm_hidden_size", "n_lstm_layers"):
         if key in kwargs and not 1 <= kwargs[key] <= (MAX_LAYER if key == "lstm_hidden_size" else MAX_LAYERS):
             raise CheckpointError(f"{where}: {key}={kwargs[key]} is out of range")
@@ -133,10 +133,10 @@ def check_forward(policy, meta: dict, where: str) -> None:
             logits = dist.distribution.logits
     except (ValueError, RuntimeError) as err:  # torch's Categorical refuses NaN logits
         raise CheckpointError(f"{where}: the network's output on a zero observation is not a "
-                              f"distribution: {str(err)[:200]}") from None  # fmt: skip
+                              f"distribution: {str(err)[:200]}") from None
     if not (bool(torch.isfinite(logits).all()) and bool(torch.isfinite(value).all())):
         raise CheckpointError(f"{where}: the network's outputs on a zero observation are not "
-                              f"finite (NaN or inf): its weights overflow")  # fmt: skip
+                              f"finite (NaN or inf): its weights overflow")
 
 
 def check_optimizer_json(optimizer, js, where: str) -> None:
@@ -149,19 +149,19 @@ def check_optimizer_json(optimizer, js, where: str) -> None:
     groups = js["param_groups"]
     if len(groups) != len(live):
         raise CheckpointError(f"{where}: optimizer.json has {len(groups)} param groups, the "
-                              f"optimizer {len(live)}")  # fmt: skip
+                              f"optimizer {len(live)}")
     for g, (group, want) in enumerate(zip(groups, live, strict=True)):
         if not isinstance(group, dict) or set(group) != set(want):
             got = sorted(group) if isinstance(group, dict) else type(group).__name__
             raise CheckpointError(f"{where}: optimizer param group {g} has keys {shown(got)}; "
-                                  f"the optimizer's are {sorted(want)}")  # fmt: skip
+                                  f"the optimizer's are {sorted(want)}")
         if group["params"] != want["params"]:
             raise CheckpointError(f"{where}: optimizer param group {g} lists params "
-                                  f"{shown(group['params'])}, the optimizer {shown(want['params'])}")  # fmt: skip
+                                  f"{shown(group['params'])}, the optimizer {shown(want['params'])}")
         for key, value in group.items():
             if not _same_kind(value, want[key]):
                 raise CheckpointError(f"{where}: optimizer param group {g}: {key}={shown(value)} "
-                                      f"is not a {_kind(want[key])}")  # fmt: skip
+                                      f"is not a {_kind(want[key])}")
             _check_hyperparameter(key, value, want[key], f"{where}: optimizer param group {g}")
     scalars = js.get("scalars", {})
     if not isinstance(scalars, dict) or not all(_is_number(v) for v in scalars.values()):
@@ -208,5 +208,5 @@ def _same_kind(value, ref) -> bool:
         return _is_number(value)
     if isinstance(ref, (list, tuple)):
         return (isinstance(value, list) and len(value) == len(ref)
-                and all(_same_kind(v, r) for v, r in zip(value, ref, strict=True)))  # fmt: skip
+                and all(_same_kind(v, r) for v, r in zip(value, ref, strict=True)))
     return False  # a kind of value braincards never stores

@@ -73,7 +73,7 @@ def check_reader(
     table = observation_size - history_k * EVENT_SIZE
     if table <= 0:
         raise ValueError(f"an observation of {observation_size} floats cannot hold {history_k} event slots "
-                         f"of {EVENT_SIZE}: is the env behind HistoryWrapper(k={history_k})?")  # fmt: skip
+                         f"of {EVENT_SIZE}: is the env behind HistoryWrapper(k={history_k})?")
     return table
 
 
@@ -97,7 +97,7 @@ class EventReader(BaseFeaturesExtractor):
         self.hand = nn.Linear(hidden, positions * BELIEFS)
         self.context = nn.Sequential(nn.Linear(hidden + TABLE_WIDTH, CONTEXT_WIDTH), nn.ReLU())
         self.scorer = nn.Sequential(nn.Linear(BELIEFS + CONTEXT_WIDTH, SCORER_WIDTH), nn.ReLU(),
-                                    nn.Linear(SCORER_WIDTH, 1))  # fmt: skip
+                                    nn.Linear(SCORER_WIDTH, 1))
         self.named = (
             nn.Linear(BELIEFS + CONTEXT_WIDTH, NUM_MOTIFS) if action_n > rules.NAMED else None
         )
@@ -162,7 +162,7 @@ class EventReaderPolicy(MaskableActorCriticPolicy):
     and its logits as the actor; ``net_arch`` shapes the critic only (``{"pi": [], "vf": [...]}``)."""
 
     def __init__(self, observation_space, action_space, lr_schedule, *, history_k: int,
-                 reader_hidden: int = 128, reader_positions: int = 16, net_arch=None, **kwargs):  # fmt: skip
+                 reader_hidden: int = 128, reader_positions: int = 16, net_arch=None, **kwargs):
         action_n = int(action_space.n)  # the spaces and numbers are checked by EventReader
         if net_arch is None:
             net_arch = {"pi": [], "vf": [128, 128]}
@@ -181,7 +181,7 @@ class EventReaderPolicy(MaskableActorCriticPolicy):
                          features_extractor_class=EventReader,
                          features_extractor_kwargs={"history_k": history_k, "hidden": reader_hidden,
                                                     "positions": reader_positions, "action_n": action_n},
-                         share_features_extractor=True, **kwargs)  # fmt: skip
+                         share_features_extractor=True, **kwargs)
         # SB3 registers the shared extractor under three names; keep one in the state dict
         # (a checkpoint holds each tensor once), the other two stay plain aliases
         for alias in ("pi_features_extractor", "vf_features_extractor"):
@@ -201,7 +201,7 @@ class EventReaderPolicy(MaskableActorCriticPolicy):
         return self.features_extractor.read(preprocess_obs(obs, self.observation_space))[1]
 
     def evaluate_actions_and_hand(self, obs: torch.Tensor, actions: torch.Tensor,
-                                  action_masks=None) -> tuple[torch.Tensor, ...]:  # fmt: skip
+                                  action_masks=None) -> tuple[torch.Tensor, ...]:
         """``evaluate_actions``' (values, log_prob, entropy) and :meth:`hand_logits`, from one
         read of the events: pretraining's losses without running the GRU twice."""
         features, hand = self.features_extractor.features_and_hand(
@@ -216,7 +216,7 @@ class EventReaderPolicy(MaskableActorCriticPolicy):
 
 
 def hand_targets(observations: np.ndarray, table_size: int, history_k: int, positions: int,
-                 own_positions: slice) -> np.ndarray:  # fmt: skip
+                 own_positions: slice) -> np.ndarray:
     """The auxiliary target for :meth:`EventReaderPolicy.hand_logits`: per observation and
     hand position 0..positions-1, the motif the events tell (``recall_hand``), 9 for a card
     drawn before the window, :data:`IGNORE` beyond the hand. A function of the observation

@@ -27,7 +27,7 @@ def is_plain(policy) -> bool:
     cls = type(policy)
     return (isinstance(policy, MaskableActorCriticPolicy) and policy.share_features_extractor
             and cls.get_distribution is MaskableActorCriticPolicy.get_distribution
-            and cls.evaluate_actions is MaskableActorCriticPolicy.evaluate_actions)  # fmt: skip
+            and cls.evaluate_actions is MaskableActorCriticPolicy.evaluate_actions)
 
 
 def _normalised(logits: torch.Tensor) -> torch.Tensor:

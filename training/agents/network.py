@@ -58,7 +58,7 @@ class CheckpointPolicy:
     a prefix of any longer history observation)."""
 
     def __init__(self, network, metadata: dict, *, deterministic: bool = True,
-                 seed: int | None = None, name: str = "checkpoint"):  # fmt: skip
+                 seed: int | None = None, name: str = "checkpoint"):
         self.network = network
         self.metadata = metadata
         self.deterministic = deterministic
@@ -110,7 +110,7 @@ class CheckpointPolicy:
             raise ValueError(
                 f"policy {self.name} reads {self.observation_size} observation floats but got "
                 f"{obs.shape[-1]}" + (f" (it needs the history wrapper with k={self.history_k})"
-                                      if self.history_k else "")  # fmt: skip
+                                      if self.history_k else "")
             )
         return obs
 
@@ -165,9 +165,9 @@ def load_policy(
         if diffs:
             warnings.warn(CheckpointConfigWarning(
                 f"checkpoint {name or given} was trained for other options than this table's: "
-                + "; ".join(diffs)), stacklevel=2)  # fmt: skip
+                + "; ".join(diffs)), stacklevel=2)
     if torch_threads is not None:
         set_torch_threads(torch_threads)
     meta, network = _load_network(path)
     return CheckpointPolicy(network, meta, deterministic=deterministic, seed=seed,
-                            name=name or str(given))  # fmt: skip
+                            name=name or str(given))

@@ -11,7 +11,7 @@ from ..evaluation.bench import main as bench_main
 
 def add_commands(sub) -> None:
     p = sub.add_parser("bench", help="env throughput benchmark (see `braincards bench --help`)",
-                       add_help=False)  # fmt: skip
+                       add_help=False)
     p.add_argument("args", nargs=argparse.REMAINDER)
     p.set_defaults(func=cmd_bench)
 

@@ -17,7 +17,7 @@ def add_commands(sub) -> None:
                         description="Run a policy on every scenario of a versioned suite (held-out "
                         "partners/opponents, fixed seeds) and write its scorecard: raw and "
                         "normalised scores, rliable IQM/mean with 95% intervals, plots. With "
-                        "--against B, a paired comparison on the same games.")  # fmt: skip
+                        "--against B, a paired comparison on the same games.")
     bm.add_argument("policy", nargs="?", metavar="SPEC", help=cli_help())
     bm.add_argument(
         "--suite",
@@ -25,7 +25,7 @@ def add_commands(sub) -> None:
         help=f"a shipped suite ({', '.join(available_suites())}) or a suite file",
     )
     bm.add_argument("--against", metavar="SPEC", default=None,
-                    help="a second policy: paired comparison on the same games")  # fmt: skip
+                    help="a second policy: paired comparison on the same games")
     bm.add_argument(
         "--quick",
         action="store_true",
@@ -40,7 +40,7 @@ def add_commands(sub) -> None:
     bm.add_argument("--workers", type=int, default=1, help="parallel processes (same results)")
     bm.add_argument("--ray-address", default=None, metavar="ADDR",
                     help="play the games as Ray tasks on this cluster ('local': a local Ray; "
-                    "needs the rllib extra); the numbers are the local ones")  # fmt: skip
+                    "needs the rllib extra); the numbers are the local ones")
     bm.add_argument(
         "--out",
         default=None,
@@ -89,7 +89,7 @@ def cmd_benchmark(args) -> int:
     out = Path(args.out or Path("runs") / "benchmark" / suite.name / runner.slug(args.policy))
     card = scorecard.benchmark(args.policy, suite, out, against=args.against, quick=args.quick,
                                games=args.games, workers=args.workers, runner=run,
-                               progress=False if args.quiet else None)  # fmt: skip
+                               progress=False if args.quiet else None)
     print(report.format_scorecard(card))
     print("wrote " + ", ".join(report.write_scorecard(card, out)))
     return 0

@@ -14,13 +14,13 @@ def add_table_options(p: argparse.ArgumentParser, *, games_default: int = 100, p
     p.add_argument("--games", type=int, default=games_default, help="games to play (per cell/group)")
     p.add_argument("--config", default=None, metavar="FILE.yaml", help="env config (YAML mapping)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override one env option (value parsed as YAML), repeatable")  # fmt: skip
+                   help="override one env option (value parsed as YAML), repeatable")
     if players:
         p.add_argument("--players", type=int, default=None, help="num_players (default: 2)")
     p.add_argument("--seed", type=int, default=0, help="evaluation seed (default 0)")
     p.add_argument("--workers", type=int, default=1, help="parallel processes (same results)")
     p.add_argument("--stochastic", action="store_true",
-                   help="checkpoints sample their actions instead of playing the most likely")  # fmt: skip
+                   help="checkpoints sample their actions instead of playing the most likely")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_config_warning_option(p)
 
@@ -29,7 +29,7 @@ def add_config_warning_option(p: argparse.ArgumentParser) -> None:
     """``--no-config-warning``: seat checkpoints at tables they were not trained for quietly."""
     p.add_argument("--no-config-warning", action="store_true",
                    help="don't warn when a checkpoint sits at a table whose game options differ "
-                        "from the ones it was trained with")  # fmt: skip
+                        "from the ones it was trained with")
 
 
 def table_config(args) -> dict:

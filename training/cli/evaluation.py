@@ -13,14 +13,14 @@ from .common import add_table_options, progress, table_config, write_json_result
 
 def add_commands(sub) -> None:
     ev = sub.add_parser("evaluate", help="seat policies and play N games: win rates, scores, CIs",
-                        description="Seat one policy per player and play N games (seats rotate).")  # fmt: skip
+                        description="Seat one policy per player and play N games (seats rotate).")
     ev.add_argument("game", help="env id or game name, e.g. the_brain")
     ev.add_argument("--seat", action="append", required=True, metavar="SPEC",
-                    help=cli_help() + "; one per player, in seat order")  # fmt: skip
+                    help=cli_help() + "; one per player, in seat order")
     add_table_options(ev, players=False)
     ev.add_argument("--json", default=None, metavar="PATH", help="also write the result as JSON")
     ev.add_argument("--record", default=None, metavar="DIR",
-                    help="write every game as a replay file in DIR (open them in `braincards serve`)")  # fmt: skip
+                    help="write every game as a replay file in DIR (open them in `braincards serve`)")
     ev.set_defaults(func=cmd_evaluate)
 
     cp = sub.add_parser("crossplay", help="cooperative cross-play matrix (CSV + heatmap PNG)")
@@ -45,7 +45,7 @@ def _games(cooperative: bool) -> str:
 def cmd_evaluate(args) -> int:
     result = evaluate(args.game, table_config(args), seats=args.seat, games=args.games,
                       seed=args.seed, workers=args.workers, deterministic=not args.stochastic,
-                      progress=progress(args), record=args.record)  # fmt: skip
+                      progress=progress(args), record=args.record)
     print(format_evaluation(result))
     write_json_result(args.json, result)
     if args.record:
@@ -56,10 +56,10 @@ def cmd_evaluate(args) -> int:
 def cmd_crossplay(args) -> int:
     if not get_spec(args.game).cooperative:
         raise ValueError(f"cross-play is for cooperative games ({_games(True)}); "
-                         f"{args.game} is competitive: rate {args.game} with `braincards league`")  # fmt: skip
+                         f"{args.game} is competitive: rate {args.game} with `braincards league`")
     result = crossplay(args.game, table_config(args), policies=args.specs, games=args.games,
                        seed=args.seed, workers=args.workers, out_dir=args.out,
-                       deterministic=not args.stochastic, progress=progress(args))  # fmt: skip
+                       deterministic=not args.stochastic, progress=progress(args))
     print(format_crossplay(result))
     print("\nwrote " + ", ".join(result["files"]))
     return 0
@@ -69,10 +69,10 @@ def cmd_league(args) -> int:
     if get_spec(args.game).cooperative:
         raise ValueError(f"a league rates competitive games ({_games(False)}); "
                          f"{args.game} is cooperative: measure {args.game} with `braincards "
-                         f"crossplay` or `braincards evaluate`")  # fmt: skip
+                         f"crossplay` or `braincards evaluate`")
     result = league(args.game, table_config(args), policies=args.specs, games=args.games,
                     seed=args.seed, workers=args.workers, out_dir=args.out,
-                    deterministic=not args.stochastic, progress=progress(args))  # fmt: skip
+                    deterministic=not args.stochastic, progress=progress(args))
     print(format_league(result))
     print("\nwrote " + ", ".join(result["files"]))
     return 0

@@ -118,7 +118,7 @@ def _install_hint(err: ModuleNotFoundError) -> str:
     extra = extra_for_missing_module(err)
     top = err.name.split(".")[0]
     text = (f"{_MODULE_DISTRIBUTIONS.get(top, top)} (module {top!r} is not installed): "
-            f"pip install 'braincards[{extra}]'")  # fmt: skip
+            f"pip install 'braincards[{extra}]'")
     if extra == "train":
         text += " (install torch==2.13.0 first for a CPU build; see the README's Install)"
     return text

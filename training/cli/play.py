@@ -22,7 +22,7 @@ def add_commands(sub) -> None:
     pl = sub.add_parser("play", help="play in the terminal with or against policies")
     pl.add_argument("game")
     pl.add_argument("--seat", action="append", required=True, metavar="SPEC",
-                    help="'human' for you (exactly once), otherwise " + cli_help())  # fmt: skip
+                    help="'human' for you (exactly once), otherwise " + cli_help())
     pl.add_argument("--config", default=None, metavar="FILE.yaml")
     pl.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     pl.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh one)")
@@ -69,7 +69,7 @@ def _setup(args) -> tuple:
     humans = [i for i, s in enumerate(seats) if s == "human"]
     if len(humans) != 1:
         raise ValueError(f"give exactly one --seat human (got {len(humans)}); other seats take a "
-                         f"policy spec")  # fmt: skip
+                         f"policy spec")
     spec = get_spec(args.game)
     config = seats_config(spec, load_env_config(args.config, args.set), len(seats))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)

@@ -14,14 +14,14 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 def add_commands(sub) -> None:
     sv = sub.add_parser("serve", help="play, watch replays and run studies in the browser",
                         description="A local web app: new games with any seats, replays, and "
-                                    "study mode. Binds 127.0.0.1 unless --host is given.")  # fmt: skip
+                                    "study mode. Binds 127.0.0.1 unless --host is given.")
     sv.add_argument("--host", default="127.0.0.1",
-                    help="address to bind (default 127.0.0.1: this machine only)")  # fmt: skip
+                    help="address to bind (default 127.0.0.1: this machine only)")
     sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     sv.add_argument("--replays", default="replays", metavar="DIR",
-                    help="where finished games' replays are written and read (default replays/)")  # fmt: skip
+                    help="where finished games' replays are written and read (default replays/)")
     sv.add_argument("--study", default=None, metavar="STUDY.yaml",
-                    help="run this study protocol (see docs/serve.md) instead of free play")  # fmt: skip
+                    help="run this study protocol (see docs/serve.md) instead of free play")
     sv.set_defaults(func=cmd_serve)
 
 
@@ -29,7 +29,7 @@ def cmd_serve(args) -> int:
     app = create_app(replay_dir=args.replays, study=args.study)
     if args.host not in LOCAL_HOSTS:
         print(f"braincards: warning: serving on {args.host}: anyone who can reach this address "
-              f"can play and read the replays", file=sys.stderr)  # fmt: skip
+              f"can play and read the replays", file=sys.stderr)
     print(f"braincards serve: http://{args.host}:{args.port}/ (Ctrl-C to stop)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

@@ -13,19 +13,19 @@ from .common import add_config_warning_option
 
 def add_commands(sub) -> None:
     tr = sub.add_parser("train", help="train a policy from a YAML config (MaskablePPO, or RLlib)",
-                        description="Train a policy from a YAML training config (see docs/training.md).")  # fmt: skip
+                        description="Train a policy from a YAML training config (see docs/training.md).")
     tr.add_argument("config", metavar="CONFIG.yaml", help="training config, e.g. configs/the_brain/train_3p.yaml")
     tr.add_argument("--timesteps", type=int, default=None, help="override total_timesteps")
     tr.add_argument("--seed", type=int, default=None, help="override seed")
     tr.add_argument("--out", default=None, metavar="DIR", help="output folder (default: runs/<config>-seed<S>)")
     tr.add_argument("--resume", default=None, metavar="CKPT", help="continue from a checkpoint (e.g. DIR/last)")
     tr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a config key (dotted, value parsed as YAML), e.g. ppo.n_epochs=8")  # fmt: skip
+                    help="override a config key (dotted, value parsed as YAML), e.g. ppo.n_epochs=8")
     tr.add_argument("--torch-threads", type=int, default=None, help="torch threads per process (default 1)")
     tr.add_argument("--eval-workers", type=int, default=1, metavar="N",
                     help="processes that play the evaluations (default 1; the results do not depend on it)")
     tr.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
-                    help="sb3: MaskablePPO on this machine (default); rllib: Ray RLlib (braincards[rllib])")  # fmt: skip
+                    help="sb3: MaskablePPO on this machine (default); rllib: Ray RLlib (braincards[rllib])")
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
     add_config_warning_option(tr)
     tr.set_defaults(func=cmd_train)
@@ -34,7 +34,7 @@ def add_commands(sub) -> None:
 def cmd_train(args) -> int:
     overrides = parse_sets(args.set)
     for key, value in (("total_timesteps", args.timesteps), ("seed", args.seed),
-                       ("torch_threads", args.torch_threads)):  # fmt: skip
+                       ("torch_threads", args.torch_threads)):
         if value is not None:
             overrides[key] = value
     cfg = load_train_config(args.config, overrides)

@@ -25,7 +25,7 @@ else:
 
 # every game at every multi-player count
 BRAINCARDS_CASES = [(spec.id, {"num_players": n}) for spec in SPECS.values()
-                    for n in range(max(2, spec.players[0]), spec.players[1] + 1)]  # fmt: skip
+                    for n in range(max(2, spec.players[0]), spec.players[1] + 1)]
 REFERENCE = "leduc_holdem_v4"
 
 
@@ -52,10 +52,10 @@ def measure(env, seconds: float, seed: int = 0) -> tuple[float, int]:
 
 def run(seconds: float, repeats: int, only: list[str] | None = None) -> list[dict]:
     cases = [(f"{name} {config}", lambda name=name, config=config: make(name, **config))
-             for name, config in BRAINCARDS_CASES if not only or name in only]  # fmt: skip
+             for name, config in BRAINCARDS_CASES if not only or name in only]
     if PEERS_MISSING:
         print(f"skipping PettingZoo's classic games ({PEERS_MISSING}); `make bench` installs "
-              "pettingzoo[classic] in .bench-venv")  # fmt: skip
+              "pettingzoo[classic] in .bench-venv")
     cases += list(PEERS.items())
     rows = []
     for label, factory in cases:

@@ -55,7 +55,7 @@ def _check(game: str, config: dict | None, policies: Sequence) -> tuple[dict, in
     spec = get_spec(game)
     if not spec.cooperative:
         raise ValueError(f"cross-play is for cooperative games ({_cooperative()}); "
-                         f"for {game} use league()")  # fmt: skip
+                         f"for {game} use league()")
     policies = list(policies)
     if len(policies) < 2:
         raise ValueError("cross-play needs at least two policies")
@@ -106,10 +106,10 @@ def crossplay(
         # key c*games+g names the cell; the deal is g in every cell (same deals)
         tasks += [(c * games + g, g, 0, assigns[g % len(assigns)]) for g in range(games)]
     records = run_tasks(game, config, specs, tasks, seed=seed, workers=workers,
-                        deterministic=deterministic, progress=progress, desc=f"crossplay {game}")  # fmt: skip
+                        deterministic=deterministic, progress=progress, desc=f"crossplay {game}")
     win, score, counts = _matrices(records, cells, len(labels), games)
     result = {"game": game, "config": config, "seed": seed, "policies": labels,
-              "games": counts, "win_rate": win, "mean_score": score}  # fmt: skip
+              "games": counts, "win_rate": win, "mean_score": score}
     if out_dir is not None:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -124,13 +124,13 @@ def write_crossplay_csv(result: dict, path: Path) -> None:
     with files.atomic_open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["policy_a", "policy_b", "games", "win_rate", "win_lo", "win_hi",
-                    "mean_score", "score_lo", "score_hi"])  # fmt: skip
+                    "mean_score", "score_lo", "score_hi"])
         for i, a in enumerate(labels):
             for j, b in enumerate(labels):
                 wr, sc = result["win_rate"][i][j], result["mean_score"][i][j]
                 w.writerow([a, b, result["games"][i][j], f"{wr['value']:.4f}", f"{wr['lo']:.4f}",
                             f"{wr['hi']:.4f}", f"{sc['value']:.3f}", f"{sc['lo']:.3f}",
-                            f"{sc['hi']:.3f}"])  # fmt: skip
+                            f"{sc['hi']:.3f}"])
 
 
 def crossplay_figure(result: dict):
@@ -149,11 +149,11 @@ def crossplay_figure(result: dict):
         for j in range(k):
             d = result["win_rate"][i][j]
             ax.text(j, i, f"{d['value']:.3f}\n[{d['lo']:.3f}, {d['hi']:.3f}]", ha="center",
-                    va="center", fontsize=8, color="white" if m[i, j] < 0.6 else "black")  # fmt: skip
+                    va="center", fontsize=8, color="white" if m[i, j] < 0.6 else "black")
     cfg = result["config"]
     ax.set_title(f"{result['game']} cross-play team win rate\n"
                  f"{cfg.get('num_players')} players, {cfg.get('difficulty', 'amateur')}, "
-                 f"{result['games'][0][0]} games per cell")  # fmt: skip
+                 f"{result['games'][0][0]} games per cell")
     fig.colorbar(im, ax=ax, label="team win rate (A and B at one table)")
     fig.tight_layout()
     return fig

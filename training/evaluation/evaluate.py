@@ -113,7 +113,7 @@ def evaluate(
         tasks.append((g, g, v, assignment))
     records = run_tasks(game, config, specs, tasks, seed=seed, workers=workers,
                         deterministic=deterministic, progress=progress, desc=f"evaluate {game}",
-                        record=record is not None)  # fmt: skip
+                        record=record is not None)
     if record is not None:
         _write_replays(record, game, variants, seed, records)
     result = {
@@ -130,7 +130,7 @@ def evaluate(
 
 
 def _write_replays(folder: str, game: str, variants: list[dict], seed: int,
-                   records: list[dict]) -> None:  # fmt: skip
+                   records: list[dict]) -> None:
     """Every evaluated game as ``folder/gameNNNNN.jsonl`` (each written atomically)."""
     for rec in records:
         config = variants[rec["variant"]]

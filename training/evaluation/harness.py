@@ -191,7 +191,7 @@ def _exit_description(p) -> str:
 
 def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, workers: int = 1,
               deterministic: bool = True, progress: bool | None = None,
-              desc: str = "games", record: bool = False) -> list[dict]:  # fmt: skip
+              desc: str = "games", record: bool = False) -> list[dict]:
     """Play every task (serially or in ``workers`` processes); records in task order.
 
     With workers, the first error (a policy raising, Ctrl-C, SIGTERM) stops the run at once:
@@ -214,7 +214,7 @@ def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, w
         finally:
             bar.close()
     results = _run_in_pool((game, config, specs, seed, deterministic, record), tasks, workers,
-                           lambda: _progress(len(tasks), progress, desc))  # fmt: skip
+                           lambda: _progress(len(tasks), progress, desc))
     order = {t[0]: k for k, t in enumerate(tasks)}
     results.sort(key=lambda r: order[r["key"]])
     return results
@@ -233,7 +233,7 @@ def _run_in_pool(table_args: tuple, tasks: list, workers: int, make_bar) -> list
     # Ctrl-C and SIGTERM are acted on between waits only (deferred_signals says why)
     with sigterm_exits(), deferred_signals() as signals:
         ex = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
-                                 initargs=(os.getpid(), *table_args))  # fmt: skip
+                                 initargs=(os.getpid(), *table_args))
         procs: list = []
         finished = False
         try:

@@ -26,7 +26,7 @@ def _check(game: str, config: dict | None, policies: Sequence) -> tuple[dict, in
     if get_spec(game).cooperative:
         competitive = [s.id for s in SPECS.values() if s.competitive]
         raise ValueError(f"a league rates competitive games ({competitive}); "
-                         f"{game} is cooperative: use crossplay()")  # fmt: skip
+                         f"{game} is cooperative: use crossplay()")
     config = dict(config or {})
     n = int(config.setdefault("num_players", 2))
     if n < 2:
@@ -65,7 +65,7 @@ def _rate(records: list[dict], labels: list[str]) -> list[dict]:
             "mu_lo": rt.mu - 1.96 * rt.sigma, "mu_hi": rt.mu + 1.96 * rt.sigma,
             "games": played[label], "wins": wins[label],
             "win_rate": interval_dict(wilson_interval(wins[label], played[label])),
-        })  # fmt: skip
+        })
     return table
 
 
@@ -96,13 +96,13 @@ def league(
     derive_seed(seed)
     groups = list(itertools.combinations(labels, n))
     tasks = [(gi * games + g, g, 0, tuple(group[(i + g) % n] for i in range(n)))
-             for gi, group in enumerate(groups) for g in range(games)]  # fmt: skip
+             for gi, group in enumerate(groups) for g in range(games)]
     records = run_tasks(game, config, specs, tasks, seed=seed, workers=workers,
-                        deterministic=deterministic, progress=progress, desc=f"league {game}")  # fmt: skip
+                        deterministic=deterministic, progress=progress, desc=f"league {game}")
     table = _rate(records, labels)
     table.sort(key=lambda row: (-row["ordinal"], row["policy"]))
     result = {"game": game, "config": config, "seed": seed, "games_per_group": games,
-              "groups": [list(g) for g in groups], "table": table}  # fmt: skip
+              "groups": [list(g) for g in groups], "table": table}
     if out_dir is not None:
         result["files"] = write_league_files(result, Path(out_dir))
     return result
@@ -115,13 +115,13 @@ def write_league_files(result: dict, out: Path) -> list[str]:
     with files.atomic_open(out / "ratings.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["rank", "policy", "mu", "sigma", "ordinal", "mu_lo", "mu_hi", "games",
-                    "wins", "win_rate", "win_lo", "win_hi"])  # fmt: skip
+                    "wins", "win_rate", "win_lo", "win_hi"])
         for k, row in enumerate(result["table"], 1):
             wr = row["win_rate"]
             w.writerow([k, row["policy"], f"{row['mu']:.3f}", f"{row['sigma']:.3f}",
                         f"{row['ordinal']:.3f}", f"{row['mu_lo']:.3f}", f"{row['mu_hi']:.3f}",
                         row["games"], row["wins"], f"{wr['value']:.4f}", f"{wr['lo']:.4f}",
-                        f"{wr['hi']:.4f}"])  # fmt: skip
+                        f"{wr['hi']:.4f}"])
     return [str(out / "ratings.md"), str(out / "ratings.csv")]
 
 

@@ -23,7 +23,7 @@ DEFAULT_NODES = 2_000_000  # about 2 s of search at most per deal; 1 unknown dea
 
 
 def oracle_cell(config: dict, deals: int, seed: int = 0, nodes: int | None = DEFAULT_NODES,
-                table_bits: int | None = None) -> dict:  # fmt: skip
+                table_bits: int | None = None) -> dict:
     """Solve ``deals`` deals of The Brain under ``config`` (env options); JSON-safe result.
     ``table_bits``: the solver's transposition table holds at most ``2 ** table_bits``
     entries of 17 bytes (default: :func:`~braincards.training.agents.search.solver.table_bits_for`
@@ -74,7 +74,7 @@ def oracle_cell(config: dict, deals: int, seed: int = 0, nodes: int | None = DEF
 
 def oracle(players=(3,), difficulties=DIFFICULTIES, deals: int = 200, seed: int = 0,
            nodes: int | None = DEFAULT_NODES, config: dict | None = None,
-           table_bits: int | None = None) -> dict:  # fmt: skip
+           table_bits: int | None = None) -> dict:
     """One :func:`oracle_cell` per (player count, difficulty)."""
     cells = []
     for n in players:

@@ -42,7 +42,7 @@ def replay_lines(header: dict, steps: list[dict], result: dict | None) -> str:
 
 
 def write_replay(path: str | os.PathLike, header: dict, steps: list[dict],
-                 result: dict | None) -> Path:  # fmt: skip
+                 result: dict | None) -> Path:
     """Write one replay file atomically; returns its path."""
     return files.write_text(path, replay_lines(header, steps, result))
 
@@ -74,7 +74,7 @@ def parse_replay(text: str) -> dict:
         raise ReplayError("empty replay")
     if header.get("version") != REPLAY_VERSION:
         raise ReplayError(f"replay version {header.get('version')!r}; this braincards reads "
-                          f"version {REPLAY_VERSION}")  # fmt: skip
+                          f"version {REPLAY_VERSION}")
     get_spec(header.get("game"))
     return {"header": header, "steps": steps, "result": result}
 
@@ -118,10 +118,10 @@ def replay_of_record(game: str, config: dict, seed: int, env_seed: int, record: 
     spec = get_spec(game)
     agents = spec.raw_env(**config).possible_agents
     header = {"game": spec.id, "config": config, "seed": seed, "env_seed": env_seed,
-              "seats": list(record["labels"]), "deal": record["deal"]}  # fmt: skip
+              "seats": list(record["labels"]), "deal": record["deal"]}
     steps = [{"i": i, "agent": agent, "action": action,
               "rewards": dict(zip(agents, rewards, strict=True))}
-             for i, (agent, action, rewards) in enumerate(record["actions"])]  # fmt: skip
+             for i, (agent, action, rewards) in enumerate(record["actions"])]
     result = {k: record[k] for k in ("scores", "wins", "truncated", "length")}
     result["returns"] = record["rewards"]
     return header, steps, result

@@ -138,10 +138,10 @@ class OpponentsConfig(_Strict):
         scheduled = self.snapshot_every is not None or self.snapshot_win_rate is not None
         if has and not scheduled:
             raise ValueError("the pool has a 'snapshots' source but neither snapshot_every nor "
-                             "snapshot_win_rate is set, so no snapshot would ever be taken")  # fmt: skip
+                             "snapshot_win_rate is set, so no snapshot would ever be taken")
         if has and all(s.source == "snapshots" for s in self.pool):
             raise ValueError("the pool has only 'snapshots': add a source for the games played "
-                             "before the first snapshot (e.g. random or heuristic)")  # fmt: skip
+                             "before the first snapshot (e.g. random or heuristic)")
         return self
 
 
@@ -199,12 +199,12 @@ class PretrainConfig(_Strict):
                 raise ValueError(f"pretrain.dagger_after={self.dagger_after} needs pretrain.dagger: true")
             if self.dagger_after >= self.games:
                 raise ValueError(f"pretrain.dagger_after={self.dagger_after} leaves no DAgger games: it must "
-                                 f"be less than pretrain.games ({self.games})")  # fmt: skip
+                                 f"be less than pretrain.games ({self.games})")
         held = self.chunk_games * self.replay_chunks
         if held > MAX_PRETRAIN_HELD_GAMES:
             raise ValueError(f"pretrain.chunk_games * pretrain.replay_chunks = {self.chunk_games} * "
                              f"{self.replay_chunks} = {held:,} games held in memory; the limit is "
-                             f"{MAX_PRETRAIN_HELD_GAMES:,}")  # fmt: skip
+                             f"{MAX_PRETRAIN_HELD_GAMES:,}")
         return self
 
     def learner_plays(self, done: int) -> bool:
@@ -230,7 +230,7 @@ class TrainConfig(_Strict):
     mode: Literal["team", "seat"] | None = Field(
         None, description="team: one policy plays every seat (cooperative); seat: the learner "
         "plays one seat drawn per episode against the opponent pool (default: by game)"
-    )  # fmt: skip
+    )
     history_k: int = Field(0, ge=0, le=256, description="Brilliant Boar: HistoryWrapper slots")
     shaping: float = Field(0.0, ge=0, le=10, description="The Brain: reward += shaping x the "
                            "share of the 36 cards played out since the learner's last step")
@@ -276,35 +276,35 @@ class TrainConfig(_Strict):
         if self.history_k and spec.history_wrapper is None:
             with_one = [s for s in _games() if get_spec(s).history_wrapper is not None]
             raise ValueError(f"{self.game} has no history wrapper; games with one: {with_one} "
-                             f"(set history_k 0)")  # fmt: skip
+                             f"(set history_k 0)")
         if self.policy.sparse_input and self.policy.kind != "mlp":
             raise ValueError(f"policy.sparse_input applies to policy.kind 'mlp' (its heads' first layers); "
-                             f"policy.kind is {self.policy.kind!r}")  # fmt: skip
+                             f"policy.kind is {self.policy.kind!r}")
         if self.policy.precision != "float32" and self.policy.kind != "mlp":
             raise ValueError(f"policy.precision={self.policy.precision} applies to policy.kind 'mlp' (its heads' "
-                             f"hidden layers); policy.kind is {self.policy.kind!r}")  # fmt: skip
+                             f"hidden layers); policy.kind is {self.policy.kind!r}")
         if self.policy.kind == "event_reader" and not self.history_k:
             raise ValueError("policy.kind 'event_reader' reads HistoryWrapper's event slots: set history_k >= 1")
         if self.pretrain is not None and self.pretrain.hand_coef and self.policy.kind != "event_reader":
             raise ValueError(f"pretrain.hand_coef={self.pretrain.hand_coef} trains the event reader's hand "
-                             f"belief; policy.kind is {self.policy.kind!r} (set hand_coef 0)")  # fmt: skip
+                             f"belief; policy.kind is {self.policy.kind!r} (set hand_coef 0)")
         if self.shaping and spec.progress is None:
             raise ValueError(f"shaping={self.shaping}: {self.game} has no progress measure; "
-                             f"set 0 for {self.game}")  # fmt: skip
+                             f"set 0 for {self.game}")
         rollout = self.ppo.n_steps * self.n_envs
         if rollout > MAX_ROLLOUT_STEPS:
             raise ValueError(f"ppo.n_steps * n_envs = {self.ppo.n_steps} * {self.n_envs} = {rollout:,} steps "
-                             f"in a rollout; the limit is {MAX_ROLLOUT_STEPS:,}")  # fmt: skip
+                             f"in a rollout; the limit is {MAX_ROLLOUT_STEPS:,}")
         need = max(_rollout_bytes(spec.spaces(variant, self.history_k), rollout)
-                   for variant in spec.variants(self.env))  # fmt: skip
+                   for variant in spec.variants(self.env))
         if need > MAX_ROLLOUT_BYTES:
             raise ValueError(f"ppo.n_steps * n_envs = {self.ppo.n_steps} * {self.n_envs} = {rollout:,} steps "
                              f"need a rollout buffer of {need / 2**30:.1f} GiB for {self.game} "
                              f"(history_k {self.history_k}); the limit is {MAX_ROLLOUT_BYTES >> 30} GiB: "
-                             f"lower ppo.n_steps or n_envs")  # fmt: skip
+                             f"lower ppo.n_steps or n_envs")
         if self.ppo.batch_size > rollout:
             raise ValueError(f"ppo.batch_size={self.ppo.batch_size} is larger than a rollout "
-                             f"(ppo.n_steps * n_envs = {rollout})")  # fmt: skip
+                             f"(ppo.n_steps * n_envs = {rollout})")
         return self
 
     @property
@@ -335,19 +335,19 @@ def check_rllib_backend(cfg: TrainConfig) -> None:
     MLP module (``policy.kind: mlp`` only)."""
     if cfg.policy.kind != "mlp":
         raise ValueError(f"policy.kind {cfg.policy.kind!r} trains with the SB3 backend only; --backend rllib "
-                         f"builds an MLP (policy.kind 'mlp')")  # fmt: skip
+                         f"builds an MLP (policy.kind 'mlp')")
     if cfg.init_from is not None:
         raise ValueError(f"init_from ({cfg.init_from}) is a warm start of the SB3 backend; with --backend rllib "
-                         f"start from a checkpoint with --resume")  # fmt: skip
+                         f"start from a checkpoint with --resume")
     if cfg.evaluation.background:
         raise ValueError("evaluation.background is an option of the SB3 backend; --backend rllib evaluates "
-                         "in its own driver")  # fmt: skip
+                         "in its own driver")
     sb3_only = {"policy.sparse_input": cfg.policy.sparse_input, "policy.precision": cfg.policy.precision != "float32",
-                "ppo.fused_adam": cfg.ppo.fused_adam}  # fmt: skip
+                "ppo.fused_adam": cfg.ppo.fused_adam}
     for key, used in sb3_only.items():
         if used:
             raise ValueError(f"{key} is an option of the SB3 backend's network and optimizer; --backend rllib "
-                             f"builds its own (leave {key} at its default)")  # fmt: skip
+                             f"builds its own (leave {key} at its default)")
 
 
 def _describe(err: ValidationError, source: str) -> str:

@@ -56,7 +56,7 @@ class OpponentPool:
 
     def __init__(self, game: str, config: dict, sources: Sequence[tuple[str, float]], *,
                  max_snapshots: int = 10, deterministic: bool = False,
-                 external_snapshots: bool = False):  # fmt: skip
+                 external_snapshots: bool = False):
         if not sources:
             raise ValueError("an opponent pool needs at least one source")
         for src, w in sources:
@@ -75,7 +75,7 @@ class OpponentPool:
         key = (spec, seat)
         if key not in self._policies:
             self._policies[key] = make_policy(spec, self.game, self.config,
-                                              deterministic=self.deterministic)  # fmt: skip
+                                              deterministic=self.deterministic)
         return self._policies[key]
 
     def add_snapshot(self, label: str, metadata: dict, tensors: dict) -> None:
@@ -118,7 +118,7 @@ class LearnerGame:
 
     def __init__(self, game: str, config: dict | None = None, *, mode: str = "team",
                  pool: OpponentPool | None = None, history_k: int = 0, shaping: float = 0.0,
-                 agent_per_seat: bool = False):  # fmt: skip
+                 agent_per_seat: bool = False):
         if mode not in MODES:
             raise ValueError(f"mode {mode!r}; allowed: 'team', 'seat'")
         self.spec = get_spec(game)
@@ -259,9 +259,9 @@ class LearnerEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, game: str, config: dict | None = None, *, mode: str = "team",
-                 pool: OpponentPool | None = None, history_k: int = 0, shaping: float = 0.0):  # fmt: skip
+                 pool: OpponentPool | None = None, history_k: int = 0, shaping: float = 0.0):
         self.game = LearnerGame(game, config, mode=mode, pool=pool, history_k=history_k,
-                                shaping=shaping)  # fmt: skip
+                                shaping=shaping)
         self.mode, self.pool, self.shaping = mode, pool, float(shaping)
         self.table, self.raw = self.game.table.env, self.game.raw
         self.agents = self.game.seats

@@ -44,7 +44,7 @@ DAGGER_BATCH = 64  # DAgger games played side by side
 
 
 def record_games(envs: Sequence[LearnerEnv], teachers: Sequence[list], games: int, gamma: float,
-                 rng: np.random.Generator, actor=None) -> tuple[np.ndarray, ...]:  # fmt: skip
+                 rng: np.random.Generator, actor=None) -> tuple[np.ndarray, ...]:
     """Play ``games`` games at the learner's seats and label every decision with the action
     of the teacher in that seat (``teachers[i][seat]`` for ``envs[i]``); returns the
     learner's observations, masks, the teacher's actions and the discounted returns, game
@@ -58,7 +58,7 @@ def record_games(envs: Sequence[LearnerEnv], teachers: Sequence[list], games: in
     on how many envs play them."""
     if len(envs) != len(teachers) or not envs:
         raise ValueError(f"record_games needs one list of teachers per env: {len(envs)} envs, "
-                         f"{len(teachers)} teacher lists")  # fmt: skip
+                         f"{len(teachers)} teacher lists")
     base = envs[0].raw.layout.size
     recorded: list[tuple] = []  # per game: observations, masks, labels, rewards
     playing: list[tuple | None] = [None] * len(envs)  # per env: (game, obs) or None when idle
@@ -214,7 +214,7 @@ class _Joined:
         columns = list(zip(*kept, strict=True))
         if not self._buffers:
             self._buffers = [None if c[0] is None else torch.empty((0, *c[0].shape[1:]), dtype=c[0].dtype)
-                             for c in columns]  # fmt: skip
+                             for c in columns]
         out = []
         for i, column in enumerate(columns):
             buffer = self._buffers[i]
@@ -237,7 +237,7 @@ def _chunk_stats(policy, p, done, obs_t, masks, act_t, ret_t, hand_t, held_out, 
         vloss = float(torch.mean((values - ret_t) ** 2))
     stats = {"games": done, "samples": len(obs_t), "agreement": round(agree, 4),
              "held_out_agreement": None if held_out is None else round(held_out, 4),
-             "value_mse": round(vloss, 4)}  # fmt: skip
+             "value_mse": round(vloss, 4)}
     if hand_t is not None:
         stats["hand_accuracy"] = round(_hand_accuracy(policy, obs_t, hand_t), 4)
     who = "learner-played (DAgger)" if learner else "teacher"
@@ -259,7 +259,7 @@ class Recorder:
     def __init__(self, cfg, envs: Sequence[LearnerEnv], policy):
         self._cfg = cfg
         self._worker = Worker("pretrain.record_ahead's recording process", _recorder_setup, _record_chunk,
-                              (cfg, envs, policy))  # fmt: skip
+                              (cfg, envs, policy))
 
     def ask(self, done: int, policy) -> None:
         """Record the chunk that starts after ``done`` games (played by ``policy``'s current
@@ -304,7 +304,7 @@ def _fit(policy, opt, p, rng, obs_t, masks_t, act_t, ret_t, hand_t) -> None:
                 values, log_prob = values_and_log_prob(policy, obs_t[idx], act_t[idx], masks_t[idx])
             else:  # one read of the events serves both losses
                 values, log_prob, _, hand = policy.evaluate_actions_and_hand(obs_t[idx], act_t[idx],
-                                                                             action_masks=masks_t[idx])  # fmt: skip
+                                                                             action_masks=masks_t[idx])
             loss = -log_prob.mean() + p.value_coef * torch.mean((values.flatten() - ret_t[idx]) ** 2)
             if hand_t is not None:
                 loss = loss + p.hand_coef * _hand_loss(hand, hand_t[idx])
@@ -351,13 +351,13 @@ def _hand_target(policy, env: LearnerEnv):
     own = env.raw.observation_layout()["own_positions"]
     reader = policy.features_extractor
     return lambda obs: hand_targets(obs, reader.table_size, reader.history_k, reader.positions,
-                                    slice(own["start"], own["stop"]))  # fmt: skip
+                                    slice(own["start"], own["stop"]))
 
 
 def _hand_loss(logits, hand_t):
     """Cross-entropy of the hand belief ``logits`` against the replayed motifs."""
     return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), hand_t.reshape(-1),
-                                             ignore_index=IGNORE)  # fmt: skip
+                                             ignore_index=IGNORE)
 
 
 def _hand_accuracy(policy, obs_t, hand_t) -> float:

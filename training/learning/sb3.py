@@ -79,9 +79,9 @@ def make_learner_env(cfg: TrainConfig, index: int) -> LearnerEnv:
     if cfg.mode == "seat":
         pool = OpponentPool(cfg.game, cfg.env, [(s.source, s.weight) for s in cfg.opponents.pool],
                             max_snapshots=cfg.opponents.max_snapshots,
-                            deterministic=cfg.opponents.deterministic)  # fmt: skip
+                            deterministic=cfg.opponents.deterministic)
     return LearnerEnv(cfg.game, cfg.env, mode=cfg.mode, pool=pool, history_k=cfg.history_k,
-                      shaping=cfg.shaping)  # fmt: skip
+                      shaping=cfg.shaping)
 
 
 def _subprocess_env(parent: int, cfg: TrainConfig, index: int) -> LearnerEnv:
@@ -132,7 +132,7 @@ def build_model(cfg: TrainConfig, venv, tensorboard_dir: str | None):
     if pol.kind == "event_reader":
         policy = EventReaderPolicy
         kwargs.update(net_arch={"pi": [], "vf": arch}, history_k=cfg.history_k,
-                      reader_hidden=pol.reader_hidden, reader_positions=pol.reader_positions)  # fmt: skip
+                      reader_hidden=pol.reader_hidden, reader_positions=pol.reader_positions)
     else:
         policy = "MlpPolicy"
         kwargs["net_arch"] = {"pi": arch, "vf": list(arch)}
@@ -144,7 +144,7 @@ def build_model(cfg: TrainConfig, venv, tensorboard_dir: str | None):
         clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
         max_grad_norm=p.max_grad_norm, target_kl=p.target_kl, policy_kwargs=kwargs,
         tensorboard_log=tensorboard_dir, seed=cfg.seed, device="cpu", verbose=0,
-    )  # fmt: skip
+    )
     if pol.sparse_input:
         use_sparse_input(model.policy)
     if pol.precision == "bfloat16":
@@ -156,7 +156,7 @@ def learner_metadata(model, cfg: TrainConfig) -> dict:
     """The metadata a :class:`CheckpointPolicy` needs to seat the model being trained."""
     return {"policy": policy_spec(model.policy), "history_k": cfg.history_k,
             "observation_shape": list(model.observation_space.shape),
-            "action_n": int(model.action_space.n)}  # fmt: skip
+            "action_n": int(model.action_space.n)}
 
 
 def learner_policy(model, cfg: TrainConfig, name: str = "learner") -> CheckpointPolicy:
@@ -171,7 +171,7 @@ def _load_weights(model, cfg: TrainConfig, path, where: str, optimizer: bool) ->
     check_fits(meta, cfg.game, cfg.env, where=where)
     if meta.get("history_k", 0) != cfg.history_k:
         raise CheckpointError(f"{where}: trained with history_k={meta.get('history_k', 0)}, "
-                              f"the config has history_k={cfg.history_k}")  # fmt: skip
+                              f"the config has history_k={cfg.history_k}")
     want = policy_spec(model.policy)
     if meta["policy"] != want:
         raise CheckpointError(f"{where}: its network {meta['policy']} differs from the config's {want}")
@@ -195,7 +195,7 @@ def warm_start(model, cfg: TrainConfig) -> dict:
     path = resolve_checkpoint(cfg.init_from)
     if path is None:
         raise CheckpointError(f"{where}: no such checkpoint (a shipped name such as the_brain/ppo_3p, "
-                              f"or a path to NAME.zip + NAME.json)")  # fmt: skip
+                              f"or a path to NAME.zip + NAME.json)")
     return _load_weights(model, cfg, path, where, optimizer=False)[0]
 
 
@@ -231,7 +231,7 @@ class Trainer:
     """One training run: ``Trainer(cfg, out_dir).run()``."""
 
     def __init__(self, cfg: TrainConfig, out_dir: str | Path, *, resume_from: str | None = None,
-                 progress: bool = True, log=None, eval_workers: int = 1):  # fmt: skip
+                 progress: bool = True, log=None, eval_workers: int = 1):
         if not (isinstance(eval_workers, int) and eval_workers >= 1):
             raise ValueError(f"eval_workers={eval_workers!r}: the evaluation's worker processes, an integer >= 1")
         self.cfg, self.out, self.eval_workers = cfg, Path(out_dir), eval_workers
@@ -254,7 +254,7 @@ class Trainer:
         if cfg.init_from and not self.resume_from:
             meta = warm_start(self.model, cfg)
             self.log(f"warm start from {cfg.init_from} ({meta['game']} {meta['env_config']}, "
-                     f"{meta['timesteps']} timesteps)")  # fmt: skip
+                     f"{meta['timesteps']} timesteps)")
         if self.resume_from:
             self.start_timesteps = resume(self.model, cfg, self.resume_from)
             self.log(f"resumed from {self.resume_from} at {self.start_timesteps} timesteps")
@@ -263,9 +263,9 @@ class Trainer:
         remaining = cfg.total_timesteps - self.start_timesteps
         if remaining <= 0:
             raise ValueError(f"nothing to train: the checkpoint has {self.start_timesteps} timesteps, "
-                             f"total_timesteps is {cfg.total_timesteps}")  # fmt: skip
+                             f"total_timesteps is {cfg.total_timesteps}")
         self.log(f"training {cfg.game} {cfg.env} ({cfg.mode} mode) for {remaining} timesteps, "
-                 f"{cfg.n_envs} envs, seed {cfg.seed}, torch threads {cfg.torch_threads} -> {self.out}")  # fmt: skip
+                 f"{cfg.n_envs} envs, seed {cfg.seed}, torch threads {cfg.torch_threads} -> {self.out}")
         # the heuristic reference: inline, or with evaluation.background on the second core
         # while the trainer clones and learns
         baseline = BackgroundBaseline(cfg, self.eval_workers) if cfg.evaluation.background else None
@@ -289,11 +289,11 @@ class Trainer:
         self.venv.close()
         files.write_json(self.out / "evaluations.json",
                          {"baseline": self.baseline, "pretrain": self.pretrained,
-                          "history": self.history, "speed": self.speed})  # fmt: skip
+                          "history": self.history, "speed": self.speed})
         plot_learning_curve(self.history, self.baseline, self.out / "learning_curve.png",
-                            f"{cfg.game} {cfg.env}")  # fmt: skip
+                            f"{cfg.game} {cfg.env}")
         summary = {"out": str(self.out), "best": self.best, "last": self.history[-1],
-                   "baseline": self.baseline, "speed": self.speed}  # fmt: skip
+                   "baseline": self.baseline, "speed": self.speed}
         self.log(format_summary(summary))
         return summary
 
@@ -304,7 +304,7 @@ class Trainer:
         t0, eval0 = time.perf_counter(), self.eval_seconds
         self.model.learn(remaining, callback=TrainerCallback(self),
                          reset_num_timesteps=self.resume_from is None,
-                         progress_bar=self.progress, tb_log_name="ppo")  # fmt: skip
+                         progress_bar=self.progress, tb_log_name="ppo")
         # the periodic evaluations run inside learn(): their time is not training time
         evaluating = self.eval_seconds - eval0
         wall = time.perf_counter() - t0 - evaluating
@@ -313,19 +313,19 @@ class Trainer:
                       "steps_per_second": round(steps / wall, 1),
                       "env_share": round(self.venv.venv.env_seconds / wall, 3),
                       "evaluation_seconds": round(evaluating, 2),
-                      "pretrain_seconds": (self.pretrained or {}).get("seconds", 0.0)}  # fmt: skip
+                      "pretrain_seconds": (self.pretrained or {}).get("seconds", 0.0)}
         self.evaluate_and_save(None)  # after the last update
         self.collect(None, wait=True)
         final = [e for e in self.history if e["timesteps"] == self.model.num_timesteps]
         if self.cfg.evaluation.background and final:  # `last` was saved before its evaluation came back
             with torch.random.fork_rng(devices=[]):
                 save_checkpoint(self.model, self.out / "last", optimizer=True, **self._meta_kwargs(),
-                                evaluation=final[-1])  # fmt: skip
+                                evaluation=final[-1])
 
     def _meta_kwargs(self) -> dict:
         """The metadata every checkpoint of this run carries (but its evaluation)."""
         return {"game": self.cfg.game, "config": self.cfg.env, "seed": self.cfg.seed,
-                "training": config_dict(self.cfg), "history_k": self.cfg.history_k}  # fmt: skip
+                "training": config_dict(self.cfg), "history_k": self.cfg.history_k}
 
     def add_snapshot(self) -> None:
         """Freeze the learner into every env's opponent pool, and save it as
@@ -350,7 +350,7 @@ class Trainer:
             target = self.out / SNAPSHOTS / path.name
             if target.resolve() != path.resolve():
                 files.write_together([(dst, src.read_bytes()) for src, dst in
-                                      zip(checkpoint_paths(path), checkpoint_paths(target), strict=True)])  # fmt: skip
+                                      zip(checkpoint_paths(path), checkpoint_paths(target), strict=True)])
         self.log(f"restored {len(kept)} snapshot(s) taken by {self.start_timesteps} timesteps from {folder}"
                  + (f": {', '.join(str(ts) for ts, _ in kept)}" if kept else ""))
 
@@ -375,7 +375,7 @@ class Trainer:
             weights = detached_state(self.model.policy)
             if self.background is None:
                 self.background = BackgroundEvaluation(self.cfg, self.model.policy, learner_metadata(self.model, self.cfg),
-                                                       self.eval_workers)  # fmt: skip
+                                                       self.eval_workers)
             self.background.submit((ts, weights), weights)
             self.collect(logger)
             return
@@ -408,28 +408,28 @@ class Trainer:
                 # or the run would depend on the timing
                 with torch.random.fork_rng(devices=[]):
                     save_checkpoint(self.model, self.out / "best", **self._meta_kwargs(), evaluation=entry,
-                                    timesteps=entry["timesteps"], state_dict=weights)  # fmt: skip
+                                    timesteps=entry["timesteps"], state_dict=weights)
         self.log(f"[{entry['timesteps']} timesteps] " + ", ".join(
             f"{k} {fmt_interval(v['win_rate'])} (score {v['mean_score']['value']:.1f})"
-            for k, v in entry.items() if k not in ("primary", "timesteps")))  # fmt: skip
+            for k, v in entry.items() if k not in ("primary", "timesteps")))
 
 
 def format_summary(summary: dict) -> str:
     lines = [f"\nresults ({summary['out']}):", "| evaluation | learner (best) | learner (last) | heuristic |",
-             "|---|---|---|---|"]  # fmt: skip
+             "|---|---|---|---|"]
     for name, d in summary["best"].items():
         if name in ("timesteps", "primary"):
             continue
         base = summary["baseline"].get(name)
         lines.append(f"| {name} | {fmt_interval(d['win_rate'])} | "
                      f"{fmt_interval(summary['last'][name]['win_rate'])} | "
-                     f"{fmt_interval(base['win_rate']) if base else '-'} |")  # fmt: skip
+                     f"{fmt_interval(base['win_rate']) if base else '-'} |")
     s = summary["speed"]
     lines.append(f"best at {summary['best']['timesteps']} timesteps; {s['timesteps']} timesteps in "
                  f"{s['wall_seconds']:.0f} s = {s['steps_per_second']:.0f} steps/s, env share "
                  f"{100 * s['env_share']:.0f}% (whole run {s['run_seconds']:.0f} s: pretraining "
                  f"{s['pretrain_seconds']:.0f} s, evaluations {s['evaluation_seconds']:.0f} s "
-                 f"during training)")  # fmt: skip
+                 f"during training)")
     return "\n".join(lines)
 
 
@@ -448,7 +448,7 @@ def plot_learning_curve(history: list[dict], baseline: dict, path: Path, title: 
         ax.fill_between(xs, lo, hi, color=color, alpha=0.2)
         if name in baseline:
             ax.axhline(baseline[name]["win_rate"]["value"], color=color, ls="--", lw=1,
-                       label=f"heuristic {name}")  # fmt: skip
+                       label=f"heuristic {name}")
     ax.set_ylim(0, 1)
     ax.set_xlabel("timesteps (learner decisions)")
     ax.set_ylabel("win rate (95% CI)")
@@ -461,7 +461,7 @@ def plot_learning_curve(history: list[dict], baseline: dict, path: Path, title: 
 
 
 def train(cfg: TrainConfig, out_dir: str | Path, *, resume_from: str | None = None,
-          progress: bool = True, log=None, eval_workers: int = 1) -> dict:  # fmt: skip
+          progress: bool = True, log=None, eval_workers: int = 1) -> dict:
     """Run one training (see the module docstring); returns the summary dict."""
     return Trainer(cfg, out_dir, resume_from=resume_from, progress=progress, log=log,
-                   eval_workers=eval_workers).run()  # fmt: skip
+                   eval_workers=eval_workers).run()

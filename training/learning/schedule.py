@@ -50,10 +50,10 @@ def run_evaluation(policy, cfg: TrainConfig, games: int | None = None, workers: 
     for name, seats in evaluation_tables(cfg):
         seated = [policy if s == "learner" else s for s in seats]
         r = evaluate(cfg.game, cfg.env, seats=seated, games=games or cfg.evaluation.games,
-                     seed=cfg.evaluation.seed, workers=workers, progress=False)  # fmt: skip
+                     seed=cfg.evaluation.seed, workers=workers, progress=False)
         if "team" in r:
             out[name] = {"win_rate": r["team"]["win_rate"], "mean_score": r["team"]["mean_score"],
-                         "games": r["games"]}  # fmt: skip
+                         "games": r["games"]}
         else:  # the learner's own seat-games (competitive games, solo Brilliant Boar)
             d = r["policies"][policy.name]
             out[name] = {"win_rate": d["win_rate"], "mean_score": d["mean_score"], "games": r["games"]}
@@ -77,7 +77,7 @@ class BackgroundBaseline:
 
     def __init__(self, cfg: TrainConfig, workers: int = 1):
         self._worker = Worker("evaluation.background's baseline process", _baseline_setup, _baseline_run,
-                              (cfg, workers))  # fmt: skip
+                              (cfg, workers))
         self._worker.send("baseline")  # any request but None, which stops a Worker
 
     def result(self) -> dict:
@@ -112,7 +112,7 @@ class BackgroundEvaluation:
 
     def __init__(self, cfg: TrainConfig, network, metadata: dict, workers: int = 1):
         self._worker = Worker("evaluation.background's evaluation process", _evaluator_setup, _evaluate_weights,
-                              (cfg, network, metadata, workers))  # fmt: skip
+                              (cfg, network, metadata, workers))
         self._keys: collections.deque = collections.deque()
 
     def submit(self, key, weights: dict) -> None:

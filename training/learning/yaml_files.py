@@ -43,7 +43,7 @@ class _LimitedLoader(yaml.SafeLoader):
             if self._depth > MAX_CONFIG_DEPTH:
                 line = self.peek_event().start_mark.line + 1
                 raise _Refused(f"nests deeper than {MAX_CONFIG_DEPTH} levels (line {line}); "
-                               f"the limit is {MAX_CONFIG_DEPTH}")  # fmt: skip
+                               f"the limit is {MAX_CONFIG_DEPTH}")
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -62,7 +62,7 @@ class _LimitedLoader(yaml.SafeLoader):
                     continue
                 if first is not None:
                     raise _Refused(f"has the key {shown(key)} twice in one mapping (line {first} "
-                                   f"and line {line}); keep one")  # fmt: skip
+                                   f"and line {line}); keep one")
                 seen[key] = line
         return super().construct_mapping(node, deep=deep)
 
@@ -99,16 +99,16 @@ def _check_tree(root) -> None:
             height[key] = 1 + max((height[id(k)] for k in kids), default=0)
             if height[key] > MAX_CONFIG_DEPTH:
                 raise _Refused(f"nests deeper than {MAX_CONFIG_DEPTH} levels once its aliases are expanded "
-                               f"(line {line}); the limit is {MAX_CONFIG_DEPTH}")  # fmt: skip
+                               f"(line {line}); the limit is {MAX_CONFIG_DEPTH}")
             if size[key] > MAX_CONFIG_NODES:
                 raise _Refused(f"holds more than {MAX_CONFIG_NODES:,} values once its aliases are expanded "
-                               f"(line {line}); the limit is {MAX_CONFIG_NODES:,}")  # fmt: skip
+                               f"(line {line}); the limit is {MAX_CONFIG_NODES:,}")
             continue
         if key in size:
             continue
         if key in open_:
             raise _Refused(f"has an alias inside the node it refers to (line {line}): "
-                           f"a recursive structure")  # fmt: skip
+                           f"a recursive structure")
         open_.add(key)
         stack.append((node, True))
         stack.extend((k, False) for k in _children(node) if id(k) not in size)
@@ -140,7 +140,7 @@ def _parse_yaml(text: str, label: str) -> Any:
 
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
-          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))  # fmt: skip
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 
 
 def _not_regular(mode: int) -> str | None:
@@ -178,7 +178,7 @@ def read_yaml(path: str | Path, what: str = "config file") -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ValueError(f"{label} is not UTF-8 text: byte {raw[err.start]:#04x} at offset {err.start} "
-                         f"cannot be decoded") from None  # fmt: skip
+                         f"cannot be decoded") from None
     data = _parse_yaml(text, label)
     return {} if data is None else data
 

@@ -25,7 +25,7 @@ def policy_choices(spec) -> list[str]:
     """The seat choices the new-game page offers for a game (any other spec may be typed): the
     registry's kinds that play it by name alone, then its checkpoints."""
     found = {f"{spec.name}/{p.stem}" for root in checkpoint_dirs()
-             for p in (Path(root) / spec.name).glob("*.zip")}  # fmt: skip
+             for p in (Path(root) / spec.name).glob("*.zip")}
     return ["human", *plain_kinds(spec.id), *sorted(found)]
 
 
@@ -36,7 +36,7 @@ def game_catalog() -> list[dict]:
         options = {k: spec.default(k) for k in spec.table_options()}
         out.append({"id": spec.id, "name": spec.name, "title": spec.title,
                     "cooperative": spec.cooperative, "players": list(spec.players),
-                    "options": options, "policies": policy_choices(spec)})  # fmt: skip
+                    "options": options, "policies": policy_choices(spec)})
     return out
 
 

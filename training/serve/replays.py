@@ -35,7 +35,7 @@ def list_replays(folder: Path) -> list[dict]:
         result = last if last.get("type") == "result" else {}
         out.append({"name": path.name, "game": head.get("game"), "seats": head.get("seats"),
                     "returns": result.get("returns"), "scores": result.get("scores"),
-                    "length": result.get("length")})  # fmt: skip
+                    "length": result.get("length")})
     return out
 
 
@@ -65,7 +65,7 @@ def replay_view(text: str, step: int, viewer: str | None) -> dict:
     log = []
     for s in replay["steps"][:step]:
         log.append({"i": len(log), "agent": s["agent"], "kind": spec.decision(env.state),
-                    "meaning": env.action_meaning(s["action"])})  # fmt: skip
+                    "meaning": env.action_meaning(s["action"])})
         try:
             env.step(s["action"])
         except ValueError as err:
@@ -75,5 +75,5 @@ def replay_view(text: str, step: int, viewer: str | None) -> dict:
     over = step == total and replay["result"] is not None
     out = table_view(spec, env, viewer=viewer, labels=labels, log=log, over=False, step=step)
     out.update({"total": total, "header": replay["header"], "over": over,
-                "result": replay["result"] if over else None})  # fmt: skip
+                "result": replay["result"] if over else None})
     return out

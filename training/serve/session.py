@@ -43,7 +43,7 @@ class GameSession:
     """A live game: ``seats`` are policy specs or ``"human"`` (at most one)."""
 
     def __init__(self, game: str, config: dict, seats: list[str], seed: int, *,
-                 labels: list[str] | None = None, replay_name: str | None = None):  # fmt: skip
+                 labels: list[str] | None = None, replay_name: str | None = None):
         self.spec = get_spec(game)
         self.config = dict(config)
         self.seats = list(seats)
@@ -85,7 +85,7 @@ class GameSession:
             raise RequestError(422, "'step' must be the integer step the page shows")
         if step != self.step:
             raise RequestError(409, f"stale request: the game is at step {self.step}, not {step} "
-                                    f"(a double click or another tab?); reload the game")  # fmt: skip
+                                    f"(a double click or another tab?); reload the game")
 
     # ------------------------------------------------------------------ moves
     def human_move(self, action, step) -> None:
@@ -137,4 +137,4 @@ class GameSession:
 
     def header(self) -> dict:
         return {"game": self.spec.id, "config": self.config, "seed": self.seed,
-                "env_seed": self.env_seed, "seats": self.seats}  # fmt: skip
+                "env_seed": self.env_seed, "seats": self.seats}

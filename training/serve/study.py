@@ -36,7 +36,7 @@ from .session import HUMAN, RequestError, check_seats
 
 COLUMNS = ["participant", "participant_index", "game_index", "condition", "seed", "outcome",
            "won", "score", "team_score", "length", "decisions", "decision_time_mean_s",
-           "decision_times_s", "replay"]  # fmt: skip
+           "decision_times_s", "replay"]
 
 
 def load_study(path: str | Path) -> dict:
@@ -66,7 +66,7 @@ def load_study(path: str | Path) -> dict:
             raise ValueError(f"{path}: condition {c['name']!r}: seeds are integers >= 0")
         out.append({"name": str(c["name"]), "seats": seats, "seeds": list(c["seeds"])})
     return {"game": spec.id, "config": config, "games": games, "conditions": out,
-            "out": Path(raw.get("out") or "study-results")}  # fmt: skip
+            "out": Path(raw.get("out") or "study-results")}
 
 
 def schedule(study: dict, index: int) -> list[tuple[dict, int]]:
@@ -117,7 +117,7 @@ class Study:
             index = len(self._seen) - 1
             token = secrets.token_urlsafe(18)
             self._participants[token] = {"id": participant, "index": index, "game": -1,
-                                         "plan": schedule(self.study, index), "gid": None}  # fmt: skip
+                                         "plan": schedule(self.study, index), "gid": None}
         return self.next_game(token)
 
     def next_game(self, token: str) -> dict:
@@ -134,9 +134,9 @@ class Study:
         cond, seed = p["plan"][p["game"]]
         spec = get_spec(self.study["game"])
         gid, session = self.store.create(spec.id, self.study["config"], cond["seats"], seed,
-                                         labels=partner_labels(spec, cond["seats"]))  # fmt: skip
+                                         labels=partner_labels(spec, cond["seats"]))
         session.study = {"participant": p["id"], "index": p["index"], "game": p["game"],
-                         "condition": cond["name"]}  # fmt: skip
+                         "condition": cond["name"]}
         session.replay_name = f"{_safe(p['id'])}-game{p['game'] + 1}.jsonl"
         p["gid"] = gid
         return {"token": token, "done": False, "game": gid, "number": p["game"] + 1, "total": total}
@@ -156,7 +156,7 @@ class Study:
                "length": res["length"], "decisions": len(times),
                "decision_time_mean_s": round(sum(times) / len(times), 3) if times else "",
                "decision_times_s": ";".join(f"{t:.3f}" for t in times),
-               "replay": session.replay_name}  # fmt: skip
+               "replay": session.replay_name}
         with self._lock:
             self.rows.append(row)
             files.write_text(self.csv_path, _csv_text(self.rows))

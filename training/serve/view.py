@@ -28,11 +28,11 @@ def moves(raw, seat: str | None) -> list[dict]:
         return []
     mask = raw.observe(seat)["action_mask"]
     return [{"action": int(a), "meaning": raw.action_meaning(int(a))}
-            for a in range(len(mask)) if mask[a]]  # fmt: skip
+            for a in range(len(mask)) if mask[a]]
 
 
 def table_view(spec, raw, *, viewer: str | None, labels: dict, log: list[dict], over: bool,
-               step: int) -> dict:  # fmt: skip
+               step: int) -> dict:
     """The JSON-safe view of ``raw`` for ``viewer`` (an agent name, or None for all)."""
     to_act = None if over else raw.agent_selection
     kind = None if over else spec.decision(raw.state)
@@ -57,7 +57,7 @@ def session_view(session, *, study: bool = False) -> dict:
     """The view a game's page gets: the person's seat (or everything when no one plays)."""
     labels = dict(zip(session.agents, session.labels, strict=True))
     out = table_view(session.spec, session.raw, viewer=session.human, labels=labels,
-                     log=session.log, over=session.over, step=session.step)  # fmt: skip
+                     log=session.log, over=session.over, step=session.step)
     out["you"] = session.human
     out["agents_turn"] = not session.over and session.to_act != session.human
     if session.over:

@@ -20,7 +20,7 @@ class LayoutPlayer:
         when it plays another game, or for a bad config)."""
         if game != cls.GAME:
             raise ValueError(f"the {cls.name} policy plays {get_spec(cls.GAME).title} only "
-                             f"({cls.GAME} only), not {game}")  # fmt: skip
+                             f"({cls.GAME} only), not {game}")
         config = dict(config or {})
         return cls(get_spec(game).observation_layout(config), config, seed=seed, **kwargs)
 

@@ -145,7 +145,7 @@ class BrilliantBoarWindowHeuristic(BrilliantBoarHeuristic):
     ``history_k`` and ``observation_size`` tell the evaluation harness to wrap the env."""
 
     def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None, *,
-                 window: int = 16):  # fmt: skip
+                 window: int = 16):
         super().__init__(layout, config, seed)
         self.window = check_int("window", window, 1, MAX_K)
         self.history_k = self.window
@@ -162,7 +162,7 @@ class BrilliantBoarWindowHeuristic(BrilliantBoarHeuristic):
         obs = np.asarray(observation)
         if obs.shape[-1] < self.observation_size:
             raise ValueError(f"{self.name} reads {self.observation_size} observation floats (the env "
-                             f"behind HistoryWrapper with k >= {self.window}) but got {obs.shape[-1]}")  # fmt: skip
+                             f"behind HistoryWrapper with k >= {self.window}) but got {obs.shape[-1]}")
         events = obs[self.base_size : self.observation_size].reshape(self.window, EVENT_SIZE)
         size = int(np.count_nonzero(self._piece(obs, "own_positions") > 0.5))
         return recall_hand(events, size)

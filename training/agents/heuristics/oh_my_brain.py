@@ -54,7 +54,7 @@ class OhMyBrainHeuristic(LayoutPlayer):
     GAME = oh_my_brain.SPEC.id
     name = "heuristic"
     PIECES = ("decision", "own_hand", "own_graveyard", "pending", "brains", "hand_sizes",
-              "graveyard_sizes")  # fmt: skip
+              "graveyard_sizes")
 
 
     def act(self, observation: dict, agent: str | None = None) -> int:
@@ -84,7 +84,7 @@ class OhMyBrainHeuristic(LayoutPlayer):
             return max(legal, key=lambda a: (brains[opponent_of(a)], -cards[opponent_of(a)], -a))
         if d == EXCHANGE:
             return self._exchange(legal, self._piece(obs, "hand_sizes"),
-                                  self._piece(obs, "graveyard_sizes"))  # fmt: skip
+                                  self._piece(obs, "graveyard_sizes"))
         return self._pick_value(d, legal, hand, pending)
 
     @staticmethod

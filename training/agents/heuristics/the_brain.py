@@ -204,7 +204,7 @@ class TheBrainHeuristic(LayoutPlayer):
 
             def extra_value(c):
                 return (-self._pressure(v, v.stacks + 1) + self._top_value(v, c, others - {c})
-                        - self._keep_value(v, c))  # fmt: skip
+                        - self._keep_value(v, c))
 
             return max(legal, key=lambda c: (extra_value(c), -c))
         if d == rules.COVER_TARGET:

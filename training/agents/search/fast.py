@@ -48,7 +48,7 @@ def tables(sym, match, removers, byte_value, tb_mask, remove_mask, plus_mask, de
     """The static card tables the compiled search reads, as one tuple of arrays."""
     return (np.asarray(sym, np.int64), np.asarray(match, np.int64), np.asarray(removers, np.int64),
             np.asarray(byte_value, np.float64), np.array([tb_mask, remove_mask, plus_mask], np.int64),
-            np.asarray(dead, np.float64))  # fmt: skip
+            np.asarray(dead, np.float64))
 
 
 def new_table(bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -156,7 +156,7 @@ def _score(ch_hold, ch_disp, ch_k, c, n, rem, suffix, pressure, byte_value, remo
     alive = held | suffix[rem]
     k = ch_k[c]
     v = (byte_value[0, held & 255] + byte_value[1, held >> 8 & 255] + byte_value[2, held >> 16 & 255]
-         + byte_value[3, held >> 24 & 255] + byte_value[4, held >> 32] - pressure[k])  # fmt: skip
+         + byte_value[3, held >> 24 & 255] + byte_value[4, held >> 32] - pressure[k])
     for i in range(k):
         t = ch_disp[c, i] >> SHIFT
         rs = removers[t]
@@ -244,7 +244,7 @@ def _turns_cover(seat, hold, n, disp, k, ch_hold, ch_disp, ch_k, m, c, low, rest
 
 @njit(cache=True, inline="always")
 def _turns_take_back(seat, hold, n, disp, k, ch_hold, ch_disp, ch_k, m, c, new, rest, second, tb_mask, ch_act,
-                     record):  # fmt: skip
+                     record):
     """Play take-back card ``c`` on each takeable stack (top ``second`` only, when >= 0)."""
     for i in range(k):
         st = disp[i]
@@ -282,7 +282,7 @@ def _turns_extra(seat, hold, n, disp, k, ch_hold, ch_disp, ch_k, m, c, new, rest
 
 @njit(cache=True, inline="always")
 def _turns_donate(seat, hold, n, disp, k, ch_hold, ch_disp, ch_k, m, c, new, rest, second, third, ch_act,
-                  record):  # fmt: skip
+                  record):
     """Play donate card ``c``: each other held card to each other seat (``second``, ``third``
     only, when >= 0)."""
     y = rest
@@ -339,19 +339,19 @@ def _turns(seat, hold, n, disp, k, ch_hold, ch_disp, ch_k, sym, match, tb_mask, 
         if s >= 4:  # remove
             if second < 0:
                 m = _turn_remove(seat, hold, n, disp, k, ch_hold, ch_disp, ch_k, m, c, new, rest, match[c],
-                                 ch_act, record)  # fmt: skip
+                                 ch_act, record)
         elif s == 1 and k > 0:  # cover each stack
             m = _turns_cover(seat, hold, n, disp, k, ch_hold, ch_disp, ch_k, m, c, low, rest, second, ch_act,
-                             record)  # fmt: skip
+                             record)
         elif s == 2 and _has_takeable(disp, k, tb_mask):  # take back each takeable stack
             m = _turns_take_back(seat, hold, n, disp, k, ch_hold, ch_disp, ch_k, m, c, new, rest, second, tb_mask,
-                                 ch_act, record)  # fmt: skip
+                                 ch_act, record)
         elif s == 3 and rest:  # extra card
             m = _turns_extra(seat, hold, n, disp, k, ch_hold, ch_disp, ch_k, m, c, new, rest, second, ch_act,
-                             record)  # fmt: skip
+                             record)
         elif s == 0 and rest:  # donate
             m = _turns_donate(seat, hold, n, disp, k, ch_hold, ch_disp, ch_k, m, c, new, rest, second, third,
-                              ch_act, record)  # fmt: skip
+                              ch_act, record)
         elif second < 0:  # a plain new stack
             m = _turn_new_stack(seat, hold, n, disp, k, ch_hold, ch_disp, ch_k, m, c, new, rest, ch_act, record)
     return m
@@ -404,7 +404,7 @@ def _cut(hold, n, disp, k, rem, first, params, suffix, masks, match, h1, h2, tk1
         for i in range(n):
             fut |= hold[i]
         if k + _popcount(fut & masks[2]) >= limit and \
-                display_bound(hold, n, disp, k, rem, limit, suffix, match, masks) >= limit:  # fmt: skip
+                display_bound(hold, n, disp, k, rem, limit, suffix, match, masks) >= limit:
             _store(tk1, tk2, tv, h1, h2, _LOST, cnt)
             return LOSS_CODE
     return -1
@@ -483,7 +483,7 @@ def win(seat, hold, disp, rem, first, second, third, params, deck, suffix, press
         if cut >= 0:  # out of budget, or a loss proven by the display bound (stored)
             return cut
         ch_hold, ch_disp, ch_k, order, kept = _children(seat, hold, n, disp, k, rem, first, second, third, params,
-                                                        suffix, pressure, tabs, h1)  # fmt: skip
+                                                        suffix, pressure, tabs, h1)
         for oi in range(kept):
             c = order[oi]
             h2c = ch_hold[c].copy()
@@ -519,7 +519,7 @@ def rehash(tk1, tk2, tv, nk1, nk2, nv, cnt):
 # ------------------------------------------------------------------------ greedy
 # the weights of greedy.TheBrainGreedy, in this order (an array: a subclass may tune them)
 W_LOSS, W_PRESSURE, W_PRESSURE_EXP, W_DEAD_TOP, W_HALF_DEAD_TOP, W_HELD, W_REMOVE_BASE, \
-    W_REMOVE_PER_TOP, W_COVER_HELD, W_TAKE_BACK_HELD, W_PLUS_HELD = range(11)  # fmt: skip
+    W_REMOVE_PER_TOP, W_COVER_HELD, W_TAKE_BACK_HELD, W_PLUS_HELD = range(11)
 
 
 @njit(cache=True)
@@ -591,7 +591,7 @@ def greedy_best_turn(own, n, disp, limit, gone_mask, target, first, w, sym, matc
             if not kept:
                 played |= disp[i]
         v = _greedy_value(ch_hold[c, 0], ch_disp[c, :kk], kk, limit, gone_mask | (played & FULL), w, sym, match,
-                          removers)  # fmt: skip
+                          removers)
         better = not found or v > best
         if found and v == best:  # the larger tuple of negated actions (a prefix is smaller)
             for i in range(3):

@@ -64,7 +64,7 @@ class TheBrainGreedy(LayoutPlayer):
     name = "greedy"
     GAME = the_brain.SPEC.id
     PIECES = ("decision", "own_hand", "domains", "display_top", "hand_sizes",
-              "display_covered_symbols", "stacks", "limit")  # fmt: skip
+              "display_covered_symbols", "stacks", "limit")
 
     LOSS = -1e6
     PRESSURE = 9.0  # cost of the display: PRESSURE / (limit - stacks)
@@ -213,7 +213,7 @@ class TheBrainGreedy(LayoutPlayer):
         target = min(range(1, n), key=lambda k: (v["held_by"][k], k)) if n > 1 else 1
         out = np.full(3, -1, np.int64)
         found = fast.greedy_best_turn(own, n, np.array(disp, np.int64), v["limit"], v["gone_mask"], target,
-                                      -1 if first is None else first, self._weights(), *_GREEDY_TABLES, out)  # fmt: skip
+                                      -1 if first is None else first, self._weights(), *_GREEDY_TABLES, out)
         if not found:
             return None
         return tuple(int(a) for a in out.tolist() if a >= 0)
@@ -222,7 +222,7 @@ class TheBrainGreedy(LayoutPlayer):
         """The weights as the compiled search reads them (read each time: a tuning run may
         change them; the array is made again only when they changed)."""
         w = (self.LOSS, self.PRESSURE, self.PRESSURE_EXP, self.DEAD_TOP, self.HALF_DEAD_TOP, self.HELD,
-             self.REMOVE_BASE, self.REMOVE_PER_TOP, self.COVER_HELD, self.TAKE_BACK_HELD, self.PLUS_HELD)  # fmt: skip
+             self.REMOVE_BASE, self.REMOVE_PER_TOP, self.COVER_HELD, self.TAKE_BACK_HELD, self.PLUS_HELD)
         cached = _WEIGHTS.get(w)
         if cached is None:
             cached = _WEIGHTS[w] = np.array(w, np.float64)

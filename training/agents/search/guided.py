@@ -37,7 +37,7 @@ JUDGES = ("greedy", "pimc")
 def _check_confident(confident: float | None) -> None:
     if confident is not None and not 0.0 < confident <= 1.0:
         raise ValueError(f"confident={confident}: the network's probability above which the judge is "
-                         f"not asked, a number in (0, 1]")  # fmt: skip
+                         f"not asked, a number in (0, 1]")
 
 
 class GuidedPolicy:
@@ -46,7 +46,7 @@ class GuidedPolicy:
     Deterministic with greedy, reproducible under ``reset(seed)`` with PIMC."""
 
     def __init__(self, network: CheckpointPolicy, judge: TheBrainGreedy | PIMCPolicy, top: int = DEFAULT_TOP,
-                 name: str = "guided", confident: float | None = None):  # fmt: skip
+                 name: str = "guided", confident: float | None = None):
         if top < 1:
             raise ValueError(f"top={top}: the network's proposals, an integer >= 1")
         if not isinstance(judge, TheBrainGreedy | PIMCPolicy):
@@ -85,7 +85,7 @@ class GuidedPolicy:
 
 def make_guided(game: str, config: dict | None = None, seed: int | None = None, *, checkpoint: str,
                 top: int = DEFAULT_TOP, judge: str = "greedy", samples: int | None = None,
-                nodes: int | None = None, confident: float | None = None) -> GuidedPolicy:  # fmt: skip
+                nodes: int | None = None, confident: float | None = None) -> GuidedPolicy:
     """A :class:`GuidedPolicy` of ``checkpoint`` (a shipped name or a path) for ``game``, its
     proposals judged by ``judge`` (``samples`` and ``nodes``: the PIMC judge's budget) where
     the network's top probability is below ``confident`` (every decision when None)."""

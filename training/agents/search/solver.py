@@ -86,12 +86,12 @@ _HELD_VALUE = tuple(
     -1.35 + (0.9 if SYM[c] >= REMOVE_OBJECT else 1.8 if SYM[c] == COVER
              else 0.3 if SYM[c] == TAKE_BACK else -1.0)
     for c in range(NUM_CARDS)
-)  # fmt: skip
+)
 _BYTE_VALUE = tuple(
     tuple(sum(_HELD_VALUE[8 * i + j] for j in range(8) if b >> j & 1 and 8 * i + j < NUM_CARDS)
           for b in range(256))
     for i in range(5)
-)  # fmt: skip
+)
 _DEAD = (1.0, 0.09, 0.0)  # a top with 0, 1, 2 live removers
 
 
@@ -133,7 +133,7 @@ def _cover_turns(append, seat: int, hold: tuple, disp: tuple, c: int, low: int, 
 
 
 def _take_back_turns(append, seat: int, hold: tuple, disp: tuple, c: int, rest: int,
-                     new: int) -> None:  # fmt: skip
+                     new: int) -> None:
     """A take back card taking each stack without a take back card back into the holdings."""
     for i, s in enumerate(disp):
         if s & TB_MASK:
@@ -147,7 +147,7 @@ def _take_back_turns(append, seat: int, hold: tuple, disp: tuple, c: int, rest: 
 
 
 def _extra_card_turns(append, seat: int, hold: tuple, disp: tuple, c: int, rest: int,
-                      new: int) -> None:  # fmt: skip
+                      new: int) -> None:
     """An extra_card card followed by each other held card (as a new stack)."""
     y = rest
     while y:
@@ -164,7 +164,7 @@ def _extra_card_turns(append, seat: int, hold: tuple, disp: tuple, c: int, rest:
 
 
 def _donate_turns(append, seat: int, hold: tuple, disp: tuple, c: int, rest: int, new: int,
-                  n: int) -> None:  # fmt: skip
+                  n: int) -> None:
     """A donate card followed by each other held card given to each other seat."""
     nd = list(disp)
     nd.append(new)
@@ -268,7 +268,7 @@ class Solver:
 
     def __init__(self, num_seats: int, limit: int, deck, draw_optional: bool = False,
                  nodes: int | None = None, bound: bool = True, table_bits: int | None = None,
-                 restarts: bool = True):  # fmt: skip
+                 restarts: bool = True):
         self.n = int(num_seats)
         self.limit = int(limit)
         self.deck = tuple(deck)
@@ -283,7 +283,7 @@ class Solver:
             sm.append(sm[-1] | BIT[c])
         self.suffix_mask = tuple(sm)
         self.pressure = tuple(9.0 / (self.limit - k) ** 0.45 if k < self.limit else 1e9
-                              for k in range(NUM_CARDS + 2))  # fmt: skip
+                              for k in range(NUM_CARDS + 2))
         self.restarts = bool(restarts)
         self.table_bits = table_bits_for(nodes) if table_bits is None else int(table_bits)
         if not 1 <= self.table_bits <= 34:
@@ -320,7 +320,7 @@ class Solver:
         alive = held | self.suffix_mask[rem]
         bv = _BYTE_VALUE
         v = (bv[0][held & 255] + bv[1][held >> 8 & 255] + bv[2][held >> 16 & 255]
-             + bv[3][held >> 24 & 255] + bv[4][held >> 32] - self.pressure[len(disp)])  # fmt: skip
+             + bv[3][held >> 24 & 255] + bv[4][held >> 32] - self.pressure[len(disp)])
         for s in disp:
             t = s >> SHIFT
             rs = REMOVERS_OF[t]
@@ -329,7 +329,7 @@ class Solver:
 
     @classmethod
     def for_state(cls, state: rules.State, nodes: int | None = None, bound: bool = True,
-                  table_bits: int | None = None, restarts: bool = True) -> Solver:  # fmt: skip
+                  table_bits: int | None = None, restarts: bool = True) -> Solver:
         return cls(state.num_seats, state.limit, state.deck, state.draw_optional, nodes, bound, table_bits, restarts)
 
     # -------------------------------------------------------------- bound
@@ -387,7 +387,7 @@ class Solver:
                 c[fast.C_BUDGET] = min(c[fast.C_BUDGET], total)
             self._params[4] = attempt
             r = fast.win(seat, h, d, rem, *prefix, self._params, self._deck, self._suffix, self._pressure, _TABLES,
-                         tk1, tk2, tv, c)  # fmt: skip
+                         tk1, tk2, tv, c)
             self.nodes = int(c[fast.C_NODES])
             if r != fast.OUT_OF_BUDGET:
                 return r == fast.WIN_CODE

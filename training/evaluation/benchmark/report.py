@@ -126,7 +126,7 @@ def profile_figure(card: dict):
     if "against" in card:
         other = card["against"]["card"]
         ax.plot(other["profile"]["taus"], other["profile"]["fraction_above"],
-                label=other["policy"]["spec"])  # fmt: skip
+                label=other["policy"]["spec"])
     ax.set_xlabel(r"normalised score $\tau$")
     ax.set_ylabel(r"fraction of runs with score $> \tau$")
     ax.set_ylim(-0.02, 1.02)
@@ -140,7 +140,7 @@ def write_scorecard(card: dict, out: str | Path) -> list[str]:
     """``scorecard.json``, ``scorecard.md``, ``scenarios.png`` and ``profile.png`` in ``out``."""
     out = Path(out)
     paths = [write_json(out / "scorecard.json", json_safe(card)),
-             write_text(out / "scorecard.md", format_scorecard(card))]  # fmt: skip
+             write_text(out / "scorecard.md", format_scorecard(card))]
     for name, make in (("scenarios.png", bar_figure), ("profile.png", profile_figure)):
         fig = make(card)
         try:

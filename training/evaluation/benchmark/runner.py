@@ -67,7 +67,7 @@ def policy_metadata(spec) -> dict:
         except CheckpointError:
             return out
         out["checkpoint"] = {k: meta.get(k) for k in ("game", "env_config", "algo", "timesteps",
-                                                      "seed", "created")}  # fmt: skip
+                                                      "seed", "created")}
     return out
 
 
@@ -87,26 +87,26 @@ def _cached(path: Path, key: dict, compute: Callable[[], dict]) -> dict:
 
 
 def _run_scenario(suite_name: str, scenario: Scenario, spec, who: dict, n: int, partial: Path,
-                  **kw) -> dict:  # fmt: skip
+                  **kw) -> dict:
     """One scenario's references and focal games, each read from ``partial`` or played
     (``who``: the policy's metadata, so that a retrained checkpoint is played again)."""
     label = spec_label(spec)
     base = {"suite": suite_name, "scenario": scenario.id, "games": n,
-            "fingerprint": scenario.fingerprint()}  # fmt: skip
+            "fingerprint": scenario.fingerprint()}
     refs = {}
     for end in ("low", "high"):
         ref = getattr(scenario, end)
         refs[end] = _cached(partial / "references" / f"{scenario.id}.{end}.json",
                             {**base, "reference": ref.describe()},
-                            lambda ref=ref: reference_value(scenario, ref, n, **kw))  # fmt: skip
+                            lambda ref=ref: reference_value(scenario, ref, n, **kw))
     played = _cached(partial / slug(label) / f"{scenario.id}.json", {**base, "policy": who},
-                     lambda: play_scenario(scenario, spec, n, **kw))  # fmt: skip
+                     lambda: play_scenario(scenario, spec, n, **kw))
     return {"played": played, **refs, "games": n}
 
 
 def run_policy(suite: Suite, spec, out: Path, *, quick: bool = True, games: int | None = None,
                workers: int = 1, progress: bool | None = None,
-               runner: Callable = run_tasks) -> dict:  # fmt: skip
+               runner: Callable = run_tasks) -> dict:
     """Every scenario of ``suite`` for policy ``spec``, resuming from ``out/partial``.
     Returns ``{scenario id: {"played": ..., "low": ..., "high": ..., "games": n}}``."""
     label = spec_label(spec)
@@ -115,7 +115,7 @@ def run_policy(suite: Suite, spec, out: Path, *, quick: bool = True, games: int 
     validate_specs(suite.game, suite.scenarios[0].config, {"focal": spec})  # a bad spec fails now
     who = policy_metadata(spec)
     bar = tqdm(total=sum(counts), desc=f"{suite.name} {label}", unit="game", file=sys.stderr,
-               disable=not (sys.stderr.isatty() if progress is None else progress))  # fmt: skip
+               disable=not (sys.stderr.isatty() if progress is None else progress))
     results = {}
     try:
         for scenario, n in zip(suite.scenarios, counts, strict=True):

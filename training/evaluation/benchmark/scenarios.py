@@ -43,7 +43,7 @@ def scenario_tasks(scenario: Scenario, games: int) -> list[tuple]:
     for g in range(games):
         table = [FOCAL if i in scenario.focal else _draw(scenario.background,
                                                          derive_seed(scenario.seed, g, 2, i))
-                 for i in range(n)]  # fmt: skip
+                 for i in range(n)]
         r = rotation(g, n)
         tasks.append((g, g, 0, tuple(table[(i + r) % n] for i in range(n))))
     return tasks
@@ -60,7 +60,7 @@ def game_metric(record: dict, metric: str, cooperative: bool) -> float:
 
 
 def play_scenario(scenario: Scenario, focal, games: int, *, workers: int = 1,
-                  progress: bool | None = None, runner: Callable = run_tasks) -> dict:  # fmt: skip
+                  progress: bool | None = None, runner: Callable = run_tasks) -> dict:
     """Play the scenario's first ``games`` games with ``focal`` (a spec or a Policy) in the
     focal seats. ``runner`` plays the tasks (:func:`~..harness.run_tasks`'s signature; a Ray
     runner gives the same records). Returns ``values`` (the focal metric per game), and per
@@ -69,7 +69,7 @@ def play_scenario(scenario: Scenario, focal, games: int, *, workers: int = 1,
     validate_specs(scenario.game, scenario.config, specs)
     tasks = scenario_tasks(scenario, games)
     records = runner(scenario.game, scenario.config, specs, tasks, seed=scenario.seed,
-                     workers=workers, progress=progress, desc=scenario.id)  # fmt: skip
+                     workers=workers, progress=progress, desc=scenario.id)
     coop = get_spec(scenario.game).cooperative
     return {
         "values": [game_metric(r, scenario.metric, coop) for r in records],
@@ -94,7 +94,7 @@ def reference_value(
     if ref.kind == "oracle":
         cell = oracle_cell(scenario.config, games, seed=scenario.seed, nodes=scenario.oracle_nodes)
         return {"value": cell["winnable_rate"]["value"], "how": ref.describe(),
-                "unknown": cell["unknown"], "nodes": scenario.oracle_nodes}  # fmt: skip
+                "unknown": cell["unknown"], "nodes": scenario.oracle_nodes}
     played = play_scenario(scenario, ref.spec, games, workers=workers, progress=progress,
-                           runner=runner)  # fmt: skip
+                           runner=runner)
     return {"value": sum(played["values"]) / games, "how": ref.describe()}

@@ -37,7 +37,7 @@ def _comparison(suite: Suite, a: dict, b: dict, res_a: dict, res_b: dict, reps: 
     rows = []
     for s, ra, rb in zip(suite.scenarios, a["scenarios"], b["scenarios"], strict=True):
         raw = scoring.paired_difference(res_a[s.id]["played"]["values"],
-                                        res_b[s.id]["played"]["values"])  # fmt: skip
+                                        res_b[s.id]["played"]["values"])
         low, high = ra["low"]["value"], ra["high"]["value"]
         scale = scoring.normalise(1.0, 0.0, high - low)  # 1 / (high - low)
         rows.append({
@@ -46,7 +46,7 @@ def _comparison(suite: Suite, a: dict, b: dict, res_a: dict, res_b: dict, reps: 
             "normalised_difference": {k: v * scale for k, v in raw.items()},
             "probability_of_improvement": scoring.scenario_poi(ra["blocks"], rb["blocks"]),
             "significant": raw["lo"] > 0 or raw["hi"] < 0,
-        })  # fmt: skip
+        })
     blocks_a = [[r["blocks"][k] for r in a["scenarios"]] for k in range(suite.blocks)]
     blocks_b = [[r["blocks"][k] for r in b["scenarios"]] for k in range(suite.blocks)]
     return {
@@ -75,11 +75,11 @@ def benchmark(
     (a rerun resumes); returns the scorecard (see the module docstring)."""
     suite = suite if isinstance(suite, Suite) else load_suite(suite)
     if (against is not None and spec_label(against) == spec_label(spec) and against is not spec
-            and not isinstance(spec, str)):  # fmt: skip
+            and not isinstance(spec, str)):
         raise ValueError(f"two different policies share the name {spec_label(spec)!r}")
     start = time.perf_counter()
     kw = {"quick": quick, "games": games, "workers": workers, "progress": progress,
-          "runner": runner}  # fmt: skip
+          "runner": runner}
     res_a = run_policy(suite, spec, Path(out), **kw)
     card = {
         "benchmark": "braincards",
@@ -94,7 +94,7 @@ def benchmark(
     if against is not None:
         res_b = run_policy(suite, against, Path(out), **kw)
         card["against"] = _comparison(suite, card, _card(suite, against, res_b, reps), res_a,
-                                      res_b, reps)  # fmt: skip
+                                      res_b, reps)
     card["wall_seconds"] = round(time.perf_counter() - start, 1)
     card["played_seconds"] = round(sum(r["seconds"] for r in card["scenarios"]), 1)
     return card

@@ -50,7 +50,7 @@ def block_scores(values: list[float], blocks: int, low: float, high: float) -> l
     """The normalised score of each of ``blocks`` consecutive blocks of games."""
     size = len(values) // blocks
     return [normalise(sum(values[b * size:(b + 1) * size]) / size, low, high)
-            for b in range(blocks)]  # fmt: skip
+            for b in range(blocks)]
 
 
 def _bootstrap(data, func, reps: int) -> dict:
@@ -64,11 +64,11 @@ def _bootstrap(data, func, reps: int) -> dict:
             warnings.simplefilter("ignore", FutureWarning)
             point, interval = rly.get_interval_estimates(
                 {"x": data}, lambda *x: np.array([func(*x)]), reps=reps,
-                random_state=np.random.RandomState(BOOTSTRAP_SEED))  # fmt: skip
+                random_state=np.random.RandomState(BOOTSTRAP_SEED))
     finally:
         np.random.set_state(saved)
     return {"value": float(point["x"][0]), "lo": float(interval["x"][0][0]),
-            "hi": float(interval["x"][1][0])}  # fmt: skip
+            "hi": float(interval["x"][1][0])}
 
 
 def aggregate(matrix: list[list[float]], reps: int = BOOTSTRAP_REPS) -> dict:
@@ -106,7 +106,7 @@ def paired_difference(a: list[float], b: list[float]) -> dict:
 
 
 def probability_of_improvement(blocks_a: list[list[float]], blocks_b: list[list[float]],
-                               reps: int = BOOTSTRAP_REPS) -> dict:  # fmt: skip
+                               reps: int = BOOTSTRAP_REPS) -> dict:
     """rliable's average probability of improvement of A over B (``blocks x scenarios``
     matrices), with its stratified-bootstrap 95% interval."""
     x, y = np.asarray(blocks_a, dtype=float), np.asarray(blocks_b, dtype=float)

@@ -25,7 +25,7 @@ SUITE_NAME = re.compile(r"^[a-z_]+-v[0-9]+$")
 SCENARIO_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 METRICS = ("win", "score")
 SCENARIO_KEYS = {"id", "measures", "config", "focal", "background", "games", "quick_games", "seed",
-                 "metric", "low", "high", "oracle_nodes"}  # fmt: skip
+                 "metric", "low", "high", "oracle_nodes"}
 SUITE_KEYS = {"suite", "game", "description", "blocks", "scenarios"}
 
 
@@ -81,7 +81,7 @@ class Scenario:
         its game counts: the quick games are the first games of the full run)."""
         fields = [self.game, self.config, list(self.focal), [list(b) for b in self.background],
                   self.seed, self.metric, self.low.describe(), self.high.describe(),
-                  self.oracle_nodes]  # fmt: skip
+                  self.oracle_nodes]
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -129,7 +129,7 @@ def load_suite(name_or_path: str | Path) -> Suite:
         path = Path(text)
         if not path.is_file():
             raise SuiteError(f"no suite file at {text!r} (and not a shipped suite name; shipped "
-                             f"suites: {', '.join(available_suites())})")  # fmt: skip
+                             f"suites: {', '.join(available_suites())})")
     try:
         data = yaml.safe_load(path.read_text())
     except yaml.YAMLError as err:
@@ -144,19 +144,19 @@ def _need(cond: bool, where: str, message: str) -> None:
 
 def _int(value, where: str, key: str, low: int = 1) -> int:
     _need(isinstance(value, int) and not isinstance(value, bool) and value >= low, where,
-          f"{key} must be an integer >= {low}, got {value!r}")  # fmt: skip
+          f"{key} must be an integer >= {low}, got {value!r}")
     return value
 
 
 def parse_suite(data, source: str = "suite") -> Suite:
     """A :class:`Suite` from a suite file's parsed YAML (a :class:`SuiteError` when invalid)."""
     _need(isinstance(data, dict), source, "a suite file is a mapping with keys "
-          f"{sorted(SUITE_KEYS)}")  # fmt: skip
+          f"{sorted(SUITE_KEYS)}")
     unknown = set(data) - SUITE_KEYS
     _need(not unknown, source, f"unknown keys {sorted(unknown)}; allowed: {sorted(SUITE_KEYS)}")
     name = data.get("suite")
     _need(isinstance(name, str) and bool(SUITE_NAME.match(name)), source,
-          f"'suite' must be a versioned name like the_brain-v1, got {name!r}")  # fmt: skip
+          f"'suite' must be a versioned name like the_brain-v1, got {name!r}")
     try:
         game = get_spec(str(data.get("game"))).id
     except (KeyError, ValueError) as err:
@@ -165,7 +165,7 @@ def parse_suite(data, source: str = "suite") -> Suite:
     raw = data.get("scenarios")
     _need(isinstance(raw, list) and bool(raw), source, "'scenarios' must be a non-empty list")
     scenarios = tuple(parse_scenario(s, game, blocks, f"{source}: scenario {i}")
-                      for i, s in enumerate(raw))  # fmt: skip
+                      for i, s in enumerate(raw))
     ids = [s.id for s in scenarios]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     _need(not dup, source, f"duplicate scenario ids {dup}")
@@ -176,7 +176,7 @@ def _reference(value, where: str, key: str, cooperative: bool) -> Reference:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return Reference("value", value=float(value))
     _need(isinstance(value, str) and bool(value.strip()), where,
-          f"{key} must be 'oracle', a policy spec or a number, got {value!r}")  # fmt: skip
+          f"{key} must be 'oracle', a policy spec or a number, got {value!r}")
     if value == "oracle":
         _need(
             cooperative, where, f"{key}: the oracle is The Brain's (a cooperative game's) ceiling"
@@ -194,9 +194,9 @@ def _background(value, where: str) -> tuple[tuple[str, float], ...]:
     out = []
     for spec, w in value.items():
         _need(isinstance(spec, str) and spec.strip() != "" and spec != "focal", where,
-              f"background spec {spec!r} must be a policy spec")  # fmt: skip
+              f"background spec {spec!r} must be a policy spec")
         _need(isinstance(w, (int, float)) and not isinstance(w, bool) and w > 0, where,
-              f"background weight of {spec!r} must be a positive number, got {w!r}")  # fmt: skip
+              f"background weight of {spec!r} must be a positive number, got {w!r}")
         out.append((spec, float(w)))
     return tuple(out)
 
@@ -208,7 +208,7 @@ def parse_scenario(data, game: str, blocks: int, where: str) -> Scenario:
     _need(not unknown, where, f"unknown keys {sorted(unknown)}; allowed: {sorted(SCENARIO_KEYS)}")
     sid = data.get("id")
     _need(isinstance(sid, str) and bool(SCENARIO_ID.match(sid)), where,
-          f"'id' must be lower-case letters, digits, '_', '-' or '.', got {sid!r}")  # fmt: skip
+          f"'id' must be lower-case letters, digits, '_', '-' or '.', got {sid!r}")
     where = f"{where.rsplit(':', 1)[0]}: scenario {sid}"
     spec = get_spec(game)
     _need(isinstance(data.get("config"), dict), where, "'config' must be a mapping of env options")
@@ -218,7 +218,7 @@ def parse_scenario(data, game: str, blocks: int, where: str) -> Scenario:
         raise SuiteError(f"{where}: {err}") from None
     n = config.setdefault("num_players", spec.default("num_players"))
     _need(isinstance(spec.variants(config), list) and len(spec.variants(config)) == 1, where,
-          "a scenario plays one variant (give one difficulty)")  # fmt: skip
+          "a scenario plays one variant (give one difficulty)")
     focal = data.get("focal")
     _need(
         isinstance(focal, list)
@@ -230,7 +230,7 @@ def parse_scenario(data, game: str, blocks: int, where: str) -> Scenario:
     )
     background = _background(data.get("background"), where)
     _need(bool(background) == (len(focal) < n), where,
-          "give a background population exactly when some seats are not focal")  # fmt: skip
+          "give a background population exactly when some seats are not focal")
     games = _int(data.get("games"), where, "games")
     quick = _int(data.get("quick_games"), where, "quick_games")
     for key, g in (("games", games), ("quick_games", quick)):
@@ -246,7 +246,7 @@ def parse_scenario(data, game: str, blocks: int, where: str) -> Scenario:
     low = _reference(data.get("low", "random"), where, "low", spec.cooperative)
     high = _reference(data.get("high"), where, "high", spec.cooperative)
     _need("oracle" not in (low.kind,) and (high.kind != "oracle" or metric == "win"), where,
-          "the oracle is a win-rate ceiling: use it as 'high' with metric 'win'")  # fmt: skip
+          "the oracle is a win-rate ceiling: use it as 'high' with metric 'win'")
     return Scenario(sid, str(data.get("measures", "")).strip(), game, config, tuple(focal),
                     background, games, quick, seed, metric, low, high,
-                    _int(data.get("oracle_nodes", 200_000), where, "oracle_nodes"))  # fmt: skip
+                    _int(data.get("oracle_nodes", 200_000), where, "oracle_nodes"))

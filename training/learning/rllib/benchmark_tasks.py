@@ -23,7 +23,7 @@ from ...evaluation.harness import Table
 
 @ray.remote
 def _play_chunk(game: str, config: dict, specs: dict, seed: int, deterministic: bool,
-                tasks: list) -> list[dict]:  # fmt: skip
+                tasks: list) -> list[dict]:
     warnings.simplefilter("ignore", CheckpointConfigWarning)
     table = Table(game, config, specs, seed, deterministic)
     return [table.play(t) for t in tasks]
@@ -34,7 +34,7 @@ def ray_runner(address: str | None, *, chunk: int = 20):
     local Ray started here; a running local one is reused)."""
     if not ray.is_initialized():
         ray.init(address=None if address in (None, "local") else address,
-                 include_dashboard=False, log_to_driver=False)  # fmt: skip
+                 include_dashboard=False, log_to_driver=False)
 
     def run(
         game: str,
@@ -51,7 +51,7 @@ def ray_runner(address: str | None, *, chunk: int = 20):
         size = max(1, min(chunk, math.ceil(len(tasks) / max(1, workers))))
         chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
         pending = {_play_chunk.remote(game, config, specs, seed, deterministic, c): k
-                   for k, c in enumerate(chunks)}  # fmt: skip
+                   for k, c in enumerate(chunks)}
         done: dict[int, list[dict]] = {}
         enabled = sys.stderr.isatty() if progress is None else progress
         with tqdm(

@@ -164,4 +164,4 @@ class BraincardsMultiAgentEnv(MultiAgentEnv):
         nxt = game.to_move
         rewards = {a: r for a in played if (r := game.credit(a)) or a == nxt}
         return ({nxt: to_rllib_obs(game.observe(nxt))}, rewards, {"__all__": False},
-                {"__all__": False}, {})  # fmt: skip
+                {"__all__": False}, {})

@@ -51,7 +51,7 @@ def layer_pairs(module, net_arch, activation: str = "tanh") -> list[tuple[str, n
     encoder = module.encoder
     if not (hasattr(encoder, "actor_encoder") and hasattr(encoder, "critic_encoder")):
         raise ValueError("the module shares its encoder between policy and value "
-                         "(vf_share_layers=True); braincards checkpoints need separate ones")  # fmt: skip
+                         "(vf_share_layers=True); braincards checkpoints need separate ones")
     pairs: list[tuple[str, nn.Linear]] = []
     parts = (
         (encoder.actor_encoder, "mlp_extractor.policy_net", "actor encoder"),
@@ -61,16 +61,16 @@ def layer_pairs(module, net_arch, activation: str = "tanh") -> list[tuple[str, n
         linears, acts = _layers(container, where)
         if [lin.out_features for lin in linears] != hidden:
             raise ValueError(f"the {where}'s layers {[lin.out_features for lin in linears]} "
-                             f"are not net_arch {hidden}")  # fmt: skip
+                             f"are not net_arch {hidden}")
         if acts != {activation}:
             raise ValueError(f"the {where} uses {sorted(acts)}, not {activation!r}")
         pairs += [(f"{prefix}.{2 * k}", lin) for k, lin in enumerate(linears)]
     for container, name, where in ((module.pi, "action_net", "policy head"),
-                                   (module.vf, "value_net", "value head")):  # fmt: skip
+                                   (module.vf, "value_net", "value head")):
         linears, acts = _layers(container, where)
         if len(linears) != 1 or acts:
             raise ValueError(f"the {where} must be one Linear layer (head_fcnet_hiddens=[]), "
-                             f"found {len(linears)} Linear layers and activations {sorted(acts)}")  # fmt: skip
+                             f"found {len(linears)} Linear layers and activations {sorted(acts)}")
         if linears[0].in_features != hidden[-1]:
             raise ValueError(f"the {where} reads {linears[0].in_features} features, not {hidden[-1]}")
         pairs.append((name, linears[0]))
@@ -93,14 +93,14 @@ def load_sb3_state_dict(module, tensors: dict, net_arch, activation: str = "tanh
     expected = {f"{p}.{k}" for p, _ in pairs for k in ("weight", "bias")}
     if set(tensors) != expected:
         raise ValueError(f"the checkpoint's tensors {sorted(tensors)} are not the module's "
-                         f"{sorted(expected)}")  # fmt: skip
+                         f"{sorted(expected)}")
     with torch.no_grad():
         for prefix, lin in pairs:
             for k in ("weight", "bias"):
                 src, dst = tensors[f"{prefix}.{k}"], getattr(lin, k)
                 if tuple(src.shape) != tuple(dst.shape):
                     raise ValueError(f"{prefix}.{k}: the checkpoint has shape {tuple(src.shape)}, "
-                                     f"the module {tuple(dst.shape)}")  # fmt: skip
+                                     f"the module {tuple(dst.shape)}")
                 dst.copy_(src.to(dst.dtype))
 
 
@@ -111,7 +111,7 @@ def read_policy_weights(path, net_arch, activation: str = "tanh") -> tuple[dict,
     want = policy_description(net_arch, activation)
     if meta.get("policy") != want:
         raise ValueError(f"checkpoint {path} holds the policy {meta.get('policy')}, not the "
-                         f"config's {want}")  # fmt: skip
+                         f"config's {want}")
     return meta, tensors
 
 

@@ -46,7 +46,7 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
 
     def __init__(self, *, observation_space=None, action_space=None, **kwargs):
         if not (isinstance(observation_space, gym.spaces.Dict)
-                and set(observation_space.spaces) == {OBS_KEY, MASK_KEY}):  # fmt: skip
+                and set(observation_space.spaces) == {OBS_KEY, MASK_KEY}):
             raise ValueError(
                 f"MaskedPPOTorchRLModule needs a Dict observation space with keys {OBS_KEY!r} "
                 f"and {MASK_KEY!r}, got {observation_space}"
@@ -54,7 +54,7 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         # the default PPO networks are built for the flat observation alone
         self._space_with_mask = observation_space
         super().__init__(observation_space=observation_space[OBS_KEY], action_space=action_space,
-                         **kwargs)  # fmt: skip
+                         **kwargs)
 
     def setup(self):
         super().setup()

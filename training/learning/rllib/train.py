@@ -92,7 +92,7 @@ def build_config(cfg, *, seed: int, num_env_runners: int, num_learners: int):
     config = (
         PPOConfig()
         .environment(BraincardsMultiAgentEnv, env_config=env_config(cfg, seed),
-                     disable_env_checking=True)  # fmt: skip
+                     disable_env_checking=True)
         .framework("torch")
         .env_runners(
             num_env_runners=num_env_runners,
@@ -137,13 +137,13 @@ def _start_ray(address: str | None, num_cpus: int | None, torch_threads: int) ->
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     threads = str(torch_threads)
     runtime_env = {"env_vars": {"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
-                                "RAY_USAGE_STATS_ENABLED": "0"}}  # fmt: skip
+                                "RAY_USAGE_STATS_ENABLED": "0"}}
     if address:
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
     else:
         cpus = num_cpus or min(2, os.cpu_count() or 1)
         ray.init(num_cpus=cpus, include_dashboard=False, runtime_env=runtime_env,
-                 log_to_driver=False)  # fmt: skip
+                 log_to_driver=False)
     return True
 
 
@@ -207,7 +207,7 @@ def local_module(cfg, state: dict | None = None):
     agent = env.possible_agents[0]
     spec = module_spec(cfg.policy.net_arch, cfg.policy.activation,
                        observation_space=env.observation_spaces[agent],
-                       action_space=env.action_spaces[agent])  # fmt: skip
+                       action_space=env.action_spaces[agent])
     module = spec.build()
     if state is not None:
         module.set_state(state)
@@ -232,7 +232,7 @@ def pretrain_weights(cfg, log) -> tuple[dict, dict]:
         env.observation_space, env.action_space, lambda _: cfg.ppo.learning_rate,
         net_arch={"pi": hidden, "vf": hidden},
         activation_fn={"tanh": nn.Tanh, "relu": nn.ReLU}[cfg.policy.activation],
-    )  # fmt: skip
+    )
     envs = pretrain_envs(cfg, functools.partial(make_learner_env, cfg))
     stats = pretrain(SimpleNamespace(policy=policy), cfg, envs, log)
     return detached_state(policy), stats
@@ -282,10 +282,10 @@ class RLlibRun:
         self.offset, self.resume_tensors = 0, None
         if resume_from is not None:
             meta, self.resume_tensors = read_policy_weights(resume_from, cfg.policy.net_arch,
-                                                            cfg.policy.activation)  # fmt: skip
+                                                            cfg.policy.activation)
             if meta["game"] != cfg.game or meta["env_config"] != dict(cfg.env):
                 raise ValueError(f"--resume {resume_from}: trained on {meta['game']} "
-                                 f"{meta['env_config']}, the config is {cfg.game} {dict(cfg.env)}")  # fmt: skip
+                                 f"{meta['env_config']}, the config is {cfg.game} {dict(cfg.env)}")
             self.offset = int(meta.get("timesteps") or 0)
         self.total = int(cfg.total_timesteps)
         self.seed = int(cfg.seed)
@@ -297,14 +297,14 @@ class RLlibRun:
         self.training = config_dict(cfg)
         self.training.update({"backend": "rllib", "total_timesteps": self.total, "seed": self.seed})
         self.training["rllib"].update({"num_env_runners": self.runners, "num_learners": self.learners,
-                                       "address": self.address})  # fmt: skip
+                                       "address": self.address})
         self.algo, self.iteration, self.snapshots_taken, self.best_exported = None, 0, 0, False
 
     def build(self) -> float:
         """The algorithm, with the learner's starting weights; returns the build seconds."""
         t = time.perf_counter()
         config = build_config(self.cfg, seed=self.seed, num_env_runners=self.runners,
-                              num_learners=self.learners)  # fmt: skip
+                              num_learners=self.learners)
         self.algo = config.build_algo()
         _set_threads(self.algo, self.cfg.torch_threads)
         build_s = time.perf_counter() - t
@@ -338,7 +338,7 @@ class RLlibRun:
             net_arch=self.cfg.policy.net_arch, activation=self.cfg.policy.activation,
             timesteps=steps, seed=self.seed, history_k=self.cfg.history_k, training=self.training,
             evaluation=evaluation, extra={"rllib_iterations": self.iteration},
-        )  # fmt: skip
+        )
 
     def iterate(self, writer) -> tuple[int, list[int], float]:
         """One ``algo.train()``; writes its progress row. Returns (timesteps, the finished
@@ -355,7 +355,7 @@ class RLlibRun:
             "win_rate": round(sum(outcomes) / len(outcomes), 4) if outcomes else "",
             "return_mean": _metric(result, "env_runners", "agent_episode_returns_mean",
                                    LEARNER if self.cfg.mode == "seat" else "player_0", default=""),
-        }  # fmt: skip
+        }
         writer(row)
         if self.progress:
             self.log("rllib: " + ", ".join(f"{k} {v}" for k, v in row.items()))
@@ -380,7 +380,7 @@ class RLlibRun:
         cfg = self.cfg
         self.log(f"rllib: {cfg.game} {cfg.mode} mode, {cfg.num_players} players, "
                  f"{self.runners} env runner(s), {self.learners or 'local'} learner(s), "
-                 f"ray {'at ' + self.address if self.address else 'local'}; built in {build_s:.1f}s")  # fmt: skip
+                 f"ray {'at ' + self.address if self.address else 'local'}; built in {build_s:.1f}s")
         schedule = SnapshotSchedule(cfg, self.offset)
         schedule.enabled = schedule.enabled and self.max_snapshots > 0
         next_eval, best, steps, train_s = self.offset + cfg.evaluation.every, -math.inf, self.offset, 0.0
@@ -408,10 +408,10 @@ class RLlibRun:
             "train_seconds": round(train_s, 2), "build_seconds": round(build_s, 2),
             "steps_per_s": round((steps - self.offset) / train_s, 1) if train_s else None,
             "snapshots": self.snapshots_taken, "evaluation": evaluation,
-        }  # fmt: skip
+        }
         files.write_json(self.out / "rllib_result.json", out)
         self.log(f"rllib: {steps - self.offset} learner steps in {train_s:.1f}s of training "
-                 f"({out['steps_per_s']} steps/s); checkpoints {out['last']}, {out['best']}")  # fmt: skip
+                 f"({out['steps_per_s']} steps/s); checkpoints {out['last']}, {out['best']}")
         return out
 
 
@@ -431,4 +431,4 @@ def _csv_writer(fh):
 
 def _eval_line(evaluation: dict) -> str:
     return "; ".join(f"{name} win rate {fmt_interval(e['win_rate'])}"
-                     for name, e in evaluation.items() if name != "primary")  # fmt: skip
+                     for name, e in evaluation.items() if name != "primary")
