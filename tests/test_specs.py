@@ -225,3 +225,6 @@ def test_a_table_config_is_resolved_once_and_handed_out_as_copies(monkeypatch):
     for _ in range(2):  # a bad config is refused every time, never remembered
         with pytest.raises(ValueError, match="num_players"):
             spec.check_options({"num_players": 9})
+    # the same pairs as a list are no options mapping, however often the dict was checked
+    with pytest.raises(ValueError, match="options must be a mapping"):
+        spec.check_options(sorted(config.items()))

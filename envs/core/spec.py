@@ -30,9 +30,14 @@ _RESOLVED_MAX = 4096
 
 
 def _options_key(config) -> str | None:
-    """A key that identifies ``config`` (None when its values cannot be told apart by repr)."""
+    """A key that identifies an options mapping (None for anything else, which is never
+    remembered: a list of pairs must still be refused, not taken for the same dict)."""
+    if config is None:
+        return "None"
+    if type(config) is not dict:
+        return None
     try:
-        return repr(sorted(config.items())) if isinstance(config, dict) else repr(config)
+        return repr(sorted(config.items()))
     except TypeError:  # keys of mixed types
         return None
 
