@@ -131,7 +131,7 @@ def test_display_bound_is_a_lower_bound_on_won_lines():
 def test_turns_match_the_rules_engine():
     """Every whole turn the compact enumeration lists is reachable through the rules engine
     with its actions, and leaves the same holdings and display."""
-    from braincards.training.agents.search.solver import mask_of, stack_int
+    from braincards.training.agents.search.masks import mask_of, stack_int
 
     raw = make("the_brain_v0", raw=True, num_players=3)
     for g in range(4):

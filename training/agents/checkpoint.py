@@ -51,11 +51,14 @@ from .checkpoint_checks import (
     MAX_OBSERVATION,
     POLICY_CLASSES,
     READER_KWARGS,
+    CheckpointConfigWarning,
     CheckpointError,
     check_finite,
+    check_fits,
     check_forward,
     check_optimizer_json,
     check_policy_spec,
+    config_differences,
     load_json_limited,
 )
 
@@ -379,51 +382,6 @@ def _read_metadata_file(json_path: Path) -> dict:
         raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: the policy reads history_k="
                               f"{reader_k} event slots but the checkpoint's history_k is {meta['history_k']}")
     return meta
-
-
-def check_fits(meta: dict, game: str | None, config: dict | None, where: str = "checkpoint") -> None:
-    """Raise CheckpointError unless a checkpoint's game and spaces fit ``game``/``config``."""
-    if game is None:
-        return
-    if meta["game"] != game:
-        raise CheckpointError(f"{where} was trained for {meta['game']}, not {game}")
-    k = meta.get("history_k", 0)
-    try:
-        spaces = get_spec(game).spaces(meta["env_config"] if config is None else config, k)
-    except (TypeError, ValueError) as err:
-        if config is not None:
-            raise
-        raise CheckpointError(f"{where}: its metadata's env_config {meta['env_config']} does "
-                              f"not make a {game} env: {err}") from None
-    have = {"observation_shape": list(meta["observation_shape"]), "action_n": int(meta["action_n"])}
-    if spaces != have:
-        raise CheckpointError(
-            f"{where} does not fit {game} with config {config}: the checkpoint has observation "
-            f"{have['observation_shape']} and {have['action_n']} actions, the env has observation "
-            f"{spaces['observation_shape']} and {spaces['action_n']} actions (trained with env "
-            f"config {meta['env_config']}, history_k={k})"
-        )
-
-
-class CheckpointConfigWarning(UserWarning):
-    """A checkpoint seated at a table whose game options differ from the ones it was trained
-    with (the spaces fit, so it plays, but maybe not well). Silence it with
-    ``warnings.filterwarnings("ignore", category=CheckpointConfigWarning)`` or the CLI's
-    ``--no-config-warning``."""
-
-
-def config_differences(meta: dict, config: dict | None) -> list[str]:
-    """How a table's options differ from those a checkpoint was trained with (the options
-    that decide the game: not reward shaping, rendering or the cycle cap), as
-    ``"num_players: trained 1, here 2"`` lines; empty if they are the same game."""
-    spec = get_spec(meta["game"])
-    try:
-        trained = spec.table_options(meta["env_config"])
-        here = spec.table_options(config)
-    except ValueError:
-        return []  # an option the env does not know: check_fits has refused it already
-    return [f"{k}: trained {shown(trained[k])}, here {shown(here[k])}"
-            for k in trained if trained[k] != here[k]]
 
 
 def _open_archive(zip_path: Path) -> zipfile.ZipFile:

@@ -1,6 +1,7 @@
 """What a checkpoint may hold, and the checks that refuse anything else: the whitelisted
 policy classes and keyword arguments, size and nesting limits for its JSON, finite weights
-and outputs, and an optimizer state of the optimizer's own shape and types.
+and outputs, an optimizer state of the optimizer's own shape and types, and whether a
+checkpoint fits a table (:func:`check_fits`, :func:`config_differences`).
 
 :mod:`.checkpoint` reads and writes checkpoints through these; every refusal is a
 :class:`CheckpointError` naming the file and what was wrong.
@@ -15,6 +16,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
 
+from braincards.envs import get_spec
 from braincards.training.messages import shown
 
 from .event_reader import EventReaderPolicy
@@ -210,3 +212,48 @@ def _same_kind(value, ref) -> bool:
         return (isinstance(value, list) and len(value) == len(ref)
                 and all(_same_kind(v, r) for v, r in zip(value, ref, strict=True)))
     return False  # a kind of value braincards never stores
+
+
+def check_fits(meta: dict, game: str | None, config: dict | None, where: str = "checkpoint") -> None:
+    """Raise CheckpointError unless a checkpoint's game and spaces fit ``game``/``config``."""
+    if game is None:
+        return
+    if meta["game"] != game:
+        raise CheckpointError(f"{where} was trained for {meta['game']}, not {game}")
+    k = meta.get("history_k", 0)
+    try:
+        spaces = get_spec(game).spaces(meta["env_config"] if config is None else config, k)
+    except (TypeError, ValueError) as err:
+        if config is not None:
+            raise
+        raise CheckpointError(f"{where}: its metadata's env_config {meta['env_config']} does "
+                              f"not make a {game} env: {err}") from None
+    have = {"observation_shape": list(meta["observation_shape"]), "action_n": int(meta["action_n"])}
+    if spaces != have:
+        raise CheckpointError(
+            f"{where} does not fit {game} with config {config}: the checkpoint has observation "
+            f"{have['observation_shape']} and {have['action_n']} actions, the env has observation "
+            f"{spaces['observation_shape']} and {spaces['action_n']} actions (trained with env "
+            f"config {meta['env_config']}, history_k={k})"
+        )
+
+
+class CheckpointConfigWarning(UserWarning):
+    """A checkpoint seated at a table whose game options differ from the ones it was trained
+    with (the spaces fit, so it plays, but maybe not well). Silence it with
+    ``warnings.filterwarnings("ignore", category=CheckpointConfigWarning)`` or the CLI's
+    ``--no-config-warning``."""
+
+
+def config_differences(meta: dict, config: dict | None) -> list[str]:
+    """How a table's options differ from those a checkpoint was trained with (the options
+    that decide the game: not reward shaping, rendering or the cycle cap), as
+    ``"num_players: trained 1, here 2"`` lines; empty if they are the same game."""
+    spec = get_spec(meta["game"])
+    try:
+        trained = spec.table_options(meta["env_config"])
+        here = spec.table_options(config)
+    except ValueError:
+        return []  # an option the env does not know: check_fits has refused it already
+    return [f"{k}: trained {shown(trained[k])}, here {shown(here[k])}"
+            for k in trained if trained[k] != here[k]]

@@ -19,7 +19,7 @@ probability of about ``entries ** 2 / 2 ** 129``.
 
 A restart (``params[4]`` > 0, see :class:`.solver.Solver`) adds a deterministic noise of up
 to ``params[5] / 1000`` to the move-ordering score; the plain order is ``params[4] == 0``.
-:func:`greedy_best_turn` is greedy's one-turn look-ahead over the same turn enumeration.
+:mod:`.fast_greedy` runs greedy's one-turn look-ahead over the same turn enumeration.
 """
 
 from __future__ import annotations
@@ -29,15 +29,11 @@ from numba import njit
 
 from braincards.envs.the_brain.cards import NUM_CARDS
 
+from .fast_table import _EMPTY, _LOST, _WON, C_BUDGET, C_NODES, _fmix, _hash, _probe, _store
+
 # results of the compiled search
 LOSS_CODE, WIN_CODE, OUT_OF_BUDGET = 0, 1, 2
-# table slot values
-_EMPTY, _WON, _LOST = 0, 1, 2
-PROBES = 4  # slots a node may use, from its home slot on
 
-# counters shared with Python (one int64 array): nodes expanded in this solve, the node
-# budget (-1: none), entries stored, stores that overwrote another node
-C_NODES, C_BUDGET, C_STORED, C_OVERWRITTEN = range(4)
 
 SHIFT = NUM_CARDS
 SEAT_ACTION = NUM_CARDS  # rules.SEAT_ACTION: donate to the seat 1 place on
@@ -49,12 +45,6 @@ def tables(sym, match, removers, byte_value, tb_mask, remove_mask, plus_mask, de
     return (np.asarray(sym, np.int64), np.asarray(match, np.int64), np.asarray(removers, np.int64),
             np.asarray(byte_value, np.float64), np.array([tb_mask, remove_mask, plus_mask], np.int64),
             np.asarray(dead, np.float64))
-
-
-def new_table(bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """An empty transposition table of ``2 ** bits`` slots (17 bytes each)."""
-    size = 1 << int(bits)
-    return np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.zeros(size, np.int8)
 
 
 @njit(cache=True, inline="always")
@@ -70,71 +60,6 @@ def _popcount(x):
 def _low_index(low):
     """The index of the single set bit of ``low``."""
     return _popcount(low - 1)
-
-
-@njit(cache=True, inline="always")
-def _fmix(z):
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True)
-def _hash(seat, hold, n, disp, k, rem):
-    """Two 64-bit hashes of the node."""
-    head = np.uint64(seat | (rem << 8) | (k << 16))
-    h1 = _fmix(head ^ np.uint64(0x243F6A8885A308D3))
-    h2 = _fmix(head + np.uint64(0x13198A2E03707344))
-    for i in range(n):
-        v = np.uint64(hold[i])
-        h1 = _fmix(h1 ^ (v + np.uint64(0x9E3779B97F4A7C15)))
-        h2 = _fmix((h2 + v) * np.uint64(0xA0761D6478BD642F) + np.uint64(i + 1))
-    for i in range(k):
-        v = np.uint64(disp[i])
-        h1 = _fmix(h1 ^ (v + np.uint64(0x9E3779B97F4A7C15)))
-        h2 = _fmix((h2 + v) * np.uint64(0xA0761D6478BD642F) + np.uint64(i + 101))
-    return h1, h2
-
-
-@njit(cache=True)
-def _probe(tk1, tk2, tv, h1, h2):
-    """The stored result of a node (_WON / _LOST), or _EMPTY when it is not in the table."""
-    mask = np.uint64(tv.size - 1)
-    for p in range(PROBES):
-        j = (h1 + np.uint64(p)) & mask
-        v = tv[j]
-        if v == _EMPTY:
-            return _EMPTY
-        if tk1[j] == h1 and tk2[j] == h2:
-            return v
-    return _EMPTY
-
-
-@njit(cache=True)
-def _store(tk1, tk2, tv, h1, h2, value, cnt):
-    mask = np.uint64(tv.size - 1)
-    for p in range(PROBES):
-        j = (h1 + np.uint64(p)) & mask
-        if tv[j] == _EMPTY or (tk1[j] == h1 and tk2[j] == h2):
-            if tv[j] == _EMPTY:
-                cnt[C_STORED] += 1
-            tk1[j] = h1
-            tk2[j] = h2
-            tv[j] = value
-            return
-    j = h1 & mask  # every slot taken: the home slot's node makes way
-    cnt[C_OVERWRITTEN] += 1
-    tk1[j] = h1
-    tk2[j] = h2
-    tv[j] = value
-
-
-@njit(cache=True)
-def lookup(seat, hold, disp, rem, tk1, tk2, tv):
-    """1 proven won, -1 proven lost, 0 not in the table."""
-    h1, h2 = _hash(seat, hold, hold.size, disp, disp.size, rem)
-    v = _probe(tk1, tk2, tv, h1, h2)
-    return 1 if v == _WON else -1 if v == _LOST else 0
 
 
 @njit(cache=True)
@@ -507,105 +432,3 @@ def win(seat, hold, disp, rem, first, second, third, params, deck, suffix, press
     return result
 
 
-@njit(cache=True)
-def rehash(tk1, tk2, tv, nk1, nk2, nv, cnt):
-    """Move every entry of a table into the larger empty table ``nk1, nk2, nv``."""
-    cnt[C_STORED] = 0
-    for j in range(tv.size):
-        if tv[j] != _EMPTY:
-            _store(nk1, nk2, nv, tk1[j], tk2[j], tv[j], cnt)
-
-
-# ------------------------------------------------------------------------ greedy
-# the weights of greedy.TheBrainGreedy, in this order (an array: a subclass may tune them)
-W_LOSS, W_PRESSURE, W_PRESSURE_EXP, W_DEAD_TOP, W_HALF_DEAD_TOP, W_HELD, W_REMOVE_BASE, \
-    W_REMOVE_PER_TOP, W_COVER_HELD, W_TAKE_BACK_HELD, W_PLUS_HELD = range(11)
-
-
-@njit(cache=True)
-def _greedy_value(own, disp, k, limit, gone_mask, w, sym, match, removers):
-    """:meth:`.greedy.TheBrainGreedy._value`, with the same float operations."""
-    if k >= limit:
-        return w[W_LOSS] - k
-    value = -w[W_PRESSURE] / (limit - k) ** w[W_PRESSURE_EXP]
-    for i in range(k):
-        gone_mask |= disp[i] & FULL
-    gone = gone_mask & ~own
-    top_mask = np.int64(0)
-    for i in range(k):
-        t = disp[i] >> SHIFT
-        top_mask |= np.int64(1) << t
-        live = _popcount(removers[t] & ~gone)
-        if live == 0:
-            value -= w[W_DEAD_TOP]
-        elif live == 1:
-            value -= w[W_HALF_DEAD_TOP]
-    x = own
-    while x:
-        low = x & -x
-        x ^= low
-        c = _low_index(low)
-        s = sym[c]
-        value -= w[W_HELD]
-        if s >= 4:
-            value += w[W_REMOVE_BASE] + w[W_REMOVE_PER_TOP] * _popcount(match[c] & top_mask)
-        elif s == 1:
-            value += w[W_COVER_HELD]
-        elif s == 2:
-            value += w[W_TAKE_BACK_HELD]
-        else:
-            value += w[W_PLUS_HELD]
-    return value
-
-
-@njit(cache=True)
-def greedy_best_turn(own, n, disp, limit, gone_mask, target, first, w, sym, match, removers, tb_mask, out):
-    """:meth:`.greedy.TheBrainGreedy._best_turn`: the best whole turn from (own holdings,
-    display) by the greedy's value, ties to the smaller actions as ``max`` over ``(value,
-    tuple(-a for a in actions))`` picks them; its actions go to ``out`` (-1 past the last).
-    Returns False when there is no turn."""
-    k = disp.size
-    hold = np.zeros(n, np.int64)
-    hold[0] = own
-    hc = _popcount(own)
-    most = hc * max(k, (hc - 1) * (n - 1), 1) + 1
-    ch_hold = np.empty((most, n), np.int64)
-    ch_disp = np.empty((most, k + 2), np.int64)
-    ch_k = np.empty(most, np.int64)
-    ch_act = np.empty((most, 3), np.int64)
-    m = _turns(0, hold, n, disp, k, ch_hold, ch_disp, ch_k, sym, match, tb_mask, first, -1, -1, ch_act, True)
-    found = False
-    best = 0.0
-    for c in range(m):
-        a0 = ch_act[c, 0]
-        if sym[a0] == 0 and ch_act[c, 2] >= 0 and ch_act[c, 2] != SEAT_ACTION + target - 1:
-            continue  # donations go to the target seat only
-        kk = ch_k[c]
-        played = np.int64(0)
-        for i in range(k):  # the stacks the turn took off the display
-            kept = False
-            for j in range(kk):
-                if ch_disp[c, j] == disp[i]:
-                    kept = True
-                    break
-            if not kept:
-                played |= disp[i]
-        v = _greedy_value(ch_hold[c, 0], ch_disp[c, :kk], kk, limit, gone_mask | (played & FULL), w, sym, match,
-                          removers)
-        better = not found or v > best
-        if found and v == best:  # the larger tuple of negated actions (a prefix is smaller)
-            for i in range(3):
-                x, y = ch_act[c, i], out[i]
-                if x < 0 or y < 0:
-                    better = x >= 0 and y < 0
-                    break
-                if x != y:
-                    better = x < y
-                    break
-        if better:
-            found = True
-            best = v
-            out[0] = ch_act[c, 0]
-            out[1] = ch_act[c, 1]
-            out[2] = ch_act[c, 2]
-    return found

@@ -17,7 +17,7 @@ tie). The decisions inside a turn (cover / take back target, extra card, donated
 replay the same search from the table before the play, so they finish the best turn. It
 always draws (optional draw rule) and always looks through the discard pile (discard_peek).
 
-The best turn of a decision is found by the compiled :func:`.fast.greedy_best_turn` (the
+The best turn of a decision is found by the compiled :func:`.fast_greedy.greedy_best_turn` (the
 same turns, values and tie-break as :meth:`TheBrainGreedy._scored_turns`, which
 ``action_scores`` still uses; a test checks its decisions against the code of before).
 
@@ -48,8 +48,9 @@ from braincards.envs.the_brain.cards import (
 from ..heuristics.base import LayoutPlayer
 from ..kinds import PolicyKind
 from ..policy import legal_actions
-from . import fast
-from .solver import BIT, FULL, MATCH, REMOVERS_OF, SHIFT, TB_MASK, mask_of, turns
+from . import fast_greedy
+from .masks import BIT, FULL, MATCH, REMOVERS_OF, SHIFT, TB_MASK, mask_of
+from .solver import turns
 
 _GREEDY_TABLES = (np.array(SYMBOL_OF, np.int64), np.array(MATCH, np.int64), np.array(REMOVERS_OF, np.int64), TB_MASK)
 _WEIGHTS: dict[tuple, np.ndarray] = {}  # weights -> their array (a handful at most)
@@ -208,11 +209,11 @@ class TheBrainGreedy(LayoutPlayer):
     def _best_turn(self, v: dict, own: int, disp: tuple, first: int | None = None) -> tuple:
         """The best whole turn from (own holdings, display) as its rules actions: the
         largest of :meth:`_scored_turns`, found by the compiled
-        :func:`.fast.greedy_best_turn` (the same turns, values and tie-break)."""
+        :func:`.fast_greedy.greedy_best_turn` (the same turns, values and tie-break)."""
         n = v["n"]
         target = min(range(1, n), key=lambda k: (v["held_by"][k], k)) if n > 1 else 1
         out = np.full(3, -1, np.int64)
-        found = fast.greedy_best_turn(own, n, np.array(disp, np.int64), v["limit"], v["gone_mask"], target,
+        found = fast_greedy.greedy_best_turn(own, n, np.array(disp, np.int64), v["limit"], v["gone_mask"], target,
                                       -1 if first is None else first, self._weights(), *_GREEDY_TABLES, out)
         if not found:
             return None

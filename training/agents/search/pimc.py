@@ -29,7 +29,8 @@ from braincards.envs.the_brain.cards import NUM_CARDS, VISIBLE_SYMBOL_OF
 from ..heuristics.base import LayoutPlayer
 from ..kinds import Param, PolicyKind
 from .greedy import TheBrainGreedy
-from .solver import WIN, Solver, mask_of, stack_int
+from .masks import mask_of, stack_int
+from .solver import WIN, Solver
 
 
 @dataclass

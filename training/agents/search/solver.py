@@ -41,80 +41,34 @@ import numpy as np
 from braincards.envs import the_brain
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import (
-    COLOR_OF,
     COVER,
     DONATE,
     EXTRA_CARD,
     NUM_CARDS,
-    OBJECT_OF,
     REMOVE_OBJECT,
-    SYMBOL_OF,
     TAKE_BACK,
-    TARGET_OF,
 )
 
-from . import fast
+from . import fast, fast_table
+from .masks import (
+    _BYTE_VALUE,
+    _DEAD,
+    BIT,
+    FULL,
+    MATCH,
+    PLUS_MASK,
+    REMOVE_MASK,
+    REMOVERS_OF,
+    SHIFT,
+    SYM,
+    TB_MASK,
+    cards_of,
+    mask_of,
+    stack_int,
+)
 
 WIN, LOSS, UNKNOWN = 1, -1, 0
 RESULT_NAMES = {WIN: "win", LOSS: "loss", UNKNOWN: "unknown"}
-
-SHIFT = NUM_CARDS
-FULL = (1 << NUM_CARDS) - 1
-BIT = tuple(1 << c for c in range(NUM_CARDS))
-SYM = SYMBOL_OF
-
-
-def _remove_mask(r: int) -> int:
-    """The cards a remove card clears when they are a stack's top (0 for other cards)."""
-    if SYMBOL_OF[r] < REMOVE_OBJECT:
-        return 0
-    of = OBJECT_OF if SYMBOL_OF[r] == REMOVE_OBJECT else COLOR_OF
-    return sum(BIT[c] for c in range(NUM_CARDS) if of[c] == TARGET_OF[r])
-
-
-MATCH = tuple(_remove_mask(c) for c in range(NUM_CARDS))
-TB_MASK = sum(BIT[c] for c in range(NUM_CARDS) if SYM[c] == TAKE_BACK)
-REMOVE_MASK = sum(BIT[c] for c in range(NUM_CARDS) if SYM[c] >= REMOVE_OBJECT)
-PLUS_MASK = sum(BIT[c] for c in range(NUM_CARDS) if SYM[c] in (DONATE, EXTRA_CARD))
-
-
-# move ordering (a team-level version of the greedy heuristic's evaluation; see
-# braincards.training.agents.search.greedy): the removers of each card, the value of
-# every held card looked up a byte at a time
-REMOVERS_OF = tuple(sum(BIT[r] for r in range(NUM_CARDS) if MATCH[r] >> c & 1) for c in range(NUM_CARDS))
-_HELD_VALUE = tuple(
-    -1.35 + (0.9 if SYM[c] >= REMOVE_OBJECT else 1.8 if SYM[c] == COVER
-             else 0.3 if SYM[c] == TAKE_BACK else -1.0)
-    for c in range(NUM_CARDS)
-)
-_BYTE_VALUE = tuple(
-    tuple(sum(_HELD_VALUE[8 * i + j] for j in range(8) if b >> j & 1 and 8 * i + j < NUM_CARDS)
-          for b in range(256))
-    for i in range(5)
-)
-_DEAD = (1.0, 0.09, 0.0)  # a top with 0, 1, 2 live removers
-
-
-def cards_of(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def mask_of(cards) -> int:
-    m = 0
-    for c in cards:
-        m |= BIT[c]
-    return m
-
-
-def stack_int(stack) -> int:
-    """A display stack (bottom -> top card ids) as ``top << 36 | cards``."""
-    return (stack[-1] << SHIFT) | mask_of(stack)
-
 
 # ------------------------------------------------------------------------ one turn
 # One helper per card symbol whose play has several outcomes (the single-outcome plays stay
@@ -289,7 +243,7 @@ class Solver:
         if not 1 <= self.table_bits <= 34:
             raise ValueError(f"table_bits={table_bits} must be 1..34")
         # with restarts the table grows between tries; a single try gets it whole at once
-        self._table = fast.new_table(min(self.table_bits, TABLE_BITS_START) if self.restarts else self.table_bits)
+        self._table = fast_table.new_table(min(self.table_bits, TABLE_BITS_START) if self.restarts else self.table_bits)
         # seats, limit, optional draw, bound, restart seed (0: the plain order), noise x 1000
         self._params = np.array([self.n, self.limit, int(self.optional), int(bool(bound)), 0, NOISE], np.int64)
         self._deck = np.array(self.deck, np.int64)
@@ -301,12 +255,12 @@ class Solver:
     @property
     def table_entries(self) -> int:
         """Entries stored in the transposition table (at most its slots)."""
-        return int(self._count[fast.C_STORED])
+        return int(self._count[fast_table.C_STORED])
 
     @property
     def table_overwrites(self) -> int:
         """Stores that overwrote another entry (the table was full around that slot)."""
-        return int(self._count[fast.C_OVERWRITTEN])
+        return int(self._count[fast_table.C_OVERWRITTEN])
 
     @property
     def table_bytes(self) -> int:
@@ -400,14 +354,14 @@ class Solver:
     def _grow(self) -> None:
         """Double the table (up to ``2 ** table_bits`` slots) while it is over half full."""
         while self.table_entries * 2 > self._table[2].size and self._table[2].size < 1 << self.table_bits:
-            bigger = fast.new_table(self._table[2].size.bit_length())
-            fast.rehash(*self._table, *bigger, self._count)
+            bigger = fast_table.new_table(self._table[2].size.bit_length())
+            fast_table.rehash(*self._table, *bigger, self._count)
             self._table = bigger
 
     def proven(self, seat: int, hold: tuple, disp: tuple, rem: int) -> int:
         """WIN / LOSS when the table holds that turn start as proven, else UNKNOWN."""
         tk1, tk2, tv = self._table
-        return int(fast.lookup(seat, np.array(hold, np.int64), np.array(disp, np.int64), rem, tk1, tk2, tv))
+        return int(fast_table.lookup(seat, np.array(hold, np.int64), np.array(disp, np.int64), rem, tk1, tk2, tv))
 
     # -------------------------------------------------------------- rules-level
     def boundary_key(self, state: rules.State) -> tuple:
