@@ -7,7 +7,7 @@ from pathlib import Path
 from ..agents.specs import cli_help
 from ..evaluation.benchmark.suites import available_suites, load_suite
 from ..evaluation.harness import run_tasks
-from .common import add_config_warning_option
+from .common import add_config_warning_option, rllib_extra
 
 HELP = "a policy on a versioned benchmark suite: normalised scorecard"
 
@@ -65,16 +65,6 @@ def _list() -> int:
     return 0
 
 
-def _ray_runner(address: str):
-    try:  # optional: the rllib extra (ray), imported only for --ray-address
-        from ..learning.rllib.benchmark_tasks import ray_runner  # noqa: PLC0415
-    except ImportError as err:
-        raise ValueError(
-            f"--ray-address needs Ray: pip install 'braincards[rllib]' ({err})"
-        ) from None
-    return ray_runner(address)
-
-
 def cmd_benchmark(args) -> int:
     if args.list:
         return _list()
@@ -85,7 +75,7 @@ def cmd_benchmark(args) -> int:
     from ..evaluation.benchmark import report, runner, scorecard  # noqa: PLC0415
 
     suite = load_suite(args.suite)
-    run = _ray_runner(args.ray_address) if args.ray_address else run_tasks
+    run = rllib_extra().ray_runner(args.ray_address) if args.ray_address else run_tasks
     out = Path(args.out or Path("runs") / "benchmark" / suite.name / runner.slug(args.policy))
     card = scorecard.benchmark(args.policy, suite, out, against=args.against, quick=args.quick,
                                games=args.games, workers=args.workers, runner=run,

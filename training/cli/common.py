@@ -50,3 +50,13 @@ def write_json_result(path: str | None, result) -> None:
     if path:
         files.write_json(path, result)  # whole or not at all
         print(f"\nwrote {path}")
+
+
+def rllib_extra():
+    """The rllib extra's entry points (:mod:`braincards.training.learning.rllib.extra`), imported
+    only by the commands that need Ray (a ValueError saying what to install without it)."""
+    try:  # optional: the rllib extra (ray), imported only for --backend rllib and --ray-address
+        from ..learning.rllib import extra  # noqa: PLC0415
+    except ImportError as err:
+        raise ValueError(f"this needs Ray RLlib: pip install 'braincards[rllib]' ({err})") from None
+    return extra

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..learning.config import check_rllib_backend, load_train_config
 from ..learning.sb3 import train
 from ..learning.yaml_files import parse_sets
-from .common import add_config_warning_option
+from .common import add_config_warning_option, rllib_extra
 
 
 def add_commands(sub) -> None:
@@ -45,11 +45,7 @@ def cmd_train(args) -> int:
         if args.eval_workers != 1:
             raise ValueError("--eval-workers is an option of the SB3 backend (not --backend rllib)")
         check_rllib_backend(cfg)
-        try:  # optional: the rllib extra (ray), imported only for this backend
-            from ..learning.rllib.train import train_rllib  # noqa: PLC0415
-        except ImportError as err:
-            raise ValueError(f"--backend rllib needs Ray RLlib: pip install 'braincards[rllib]' ({err})") from None
-        train_rllib(cfg, out, resume_from=args.resume, progress=not args.quiet)
+        rllib_extra().train_rllib(cfg, out, resume_from=args.resume, progress=not args.quiet)
         return 0
     train(cfg, out, resume_from=args.resume, progress=not args.quiet and sys.stderr.isatty(),
           eval_workers=args.eval_workers)
