@@ -22,12 +22,14 @@ install: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
-# make test: ruff, the import contracts (layers, no cycles, ray only in learning.rllib; read
-# from the source folders laid out as the installed package, build/imports), the docs site
+# make test: ruff, the import contracts (layers, no cycles, ray only in learning.rllib, nothing
+# imports benchmarks/; read from the source folders laid out as the installed package beside
+# benchmarks/, build/imports), the docs site
 # built strictly, then the test suite (which also runs every code block of the docs).
 test: $(STAMP) lint chromium
 	mkdir -p build/imports/braincards
 	for d in envs training checkpoints; do ln -sfn $(CURDIR)/$$d build/imports/braincards/$$d; done
+	ln -sfn $(CURDIR)/benchmarks build/imports/benchmarks
 	PYTHONPATH=build/imports $(VENV)/bin/lint-imports
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -q -d build/site
 	$(PY) -m pytest -q -n 2 tests

@@ -21,6 +21,7 @@ import copy
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import time
 import warnings
@@ -276,10 +277,10 @@ def probe_actions() -> Counter:
     return results
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", action="store_true", help="also print the counts as JSON")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
     src = Path(str(resolve_checkpoint("the_brain/ppo_2p")))
@@ -303,7 +304,8 @@ def main() -> None:
               f"{c['silent accept']} | {c['accepted']} |")
     if args.json:
         print(json.dumps({k: dict(v) for k, v in rows.items()}, indent=2))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

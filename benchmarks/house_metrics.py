@@ -8,7 +8,8 @@ Run from the repository root (no braincards import needed, the files are read as
 * import cycles - strongly connected groups of modules of the package (imports at any depth,
   relative ones resolved, and ``"braincards.x.y:Name"`` strings that importlib loads), and the
   module pairs that import each other;
-* imports inside functions - ``import`` statements below a ``def`` in ``training/``;
+* imports inside functions - ``import`` statements below a ``def`` in ``training/`` and
+  ``benchmarks/``;
 * functions over 60 lines - in ``envs/`` and ``training/``, rules engines (``rules.py``) aside;
 * the largest module of ``training/``, the modules over 500 lines (rules engines aside), the
   README's size, and game-specific code in generic modules of ``training/``: an import of a
@@ -26,7 +27,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = {"envs": "braincards.envs", "training": "braincards.training"}
+PACKAGES = {"envs": "braincards.envs", "training": "braincards.training", "benchmarks": "benchmarks"}
 GAMES = ("the_brain", "oh_my_brain", "brilliant_boar")
 GAME_ID = re.compile(rf"(?:{'|'.join(GAMES)})(?:_v\d+)?")
 # where game-specific code belongs in training/: each game's heuristic, The Brain's search,
@@ -158,7 +159,7 @@ def measure() -> dict:
                     long_functions.append(f"{rel}:{node.lineno} {node.name} ({length} lines)")
     inner_imports = [
         f"{mods[name].relative_to(ROOT).as_posix()}:{n.lineno}"
-        for name, tree in trees.items() if mods[name].relative_to(ROOT).as_posix().startswith("training/")
+        for name, tree in trees.items() if mods[name].relative_to(ROOT).as_posix().startswith(("training/", "benchmarks/"))
         for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         for stmt in node.body for n in ast.walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom))
         and _owner(node, n)

@@ -30,11 +30,22 @@ import dataclasses
 import importlib.util
 import io
 import json
+import multiprocessing
 import resource
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import torch
+
+from braincards.envs import derive_seed, make, the_brain
+from braincards.training.agents import specs
+from braincards.training.agents.search.pimc import PIMCPolicy
+from braincards.training.agents.search.solver import Solver
+from braincards.training.cli import main as cli
+from braincards.training.evaluation.evaluate import evaluate
+from braincards.training.evaluation.oracle import DEFAULT_NODES
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("search_before_loader", ROOT / "benchmarks" / "search_before" / "__init__.py")
@@ -50,7 +61,6 @@ def peak_rss_mb() -> float:
 
 
 def _deal_states(players: int, difficulty: str, deals: int, seed: int = 0) -> list:
-    from braincards.envs import derive_seed, the_brain
 
     raw = the_brain.SPEC.raw_env(**the_brain.SPEC.check_options({"num_players": players, "difficulty": difficulty}))
     states = []
@@ -73,8 +83,6 @@ def _solve_all(solver_cls, states: list, nodes: int) -> dict:
 
 
 def bench_solver(scale: float, sweep: int) -> dict:
-    from braincards.training.agents.search.solver import Solver
-    from braincards.training.evaluation.oracle import DEFAULT_NODES
 
     old_solver = _loader.load()[0]
     start = time.perf_counter()
@@ -112,7 +120,6 @@ def bench_solver(scale: float, sweep: int) -> dict:
 
 
 def _pimc_run(make, games: int) -> dict:
-    from braincards.training.evaluation.evaluate import evaluate
 
     config = {"num_players": 3, "difficulty": "robber"}
     pol = make(config)
@@ -132,8 +139,6 @@ def _pimc_run(make, games: int) -> dict:
 
 
 def bench_pimc(games: int, before_games: int) -> dict:
-    from braincards.envs import make
-    from braincards.training.agents.search.pimc import PIMCPolicy
 
     old_pimc = _loader.load()[1]
     layout = make("the_brain_v0", raw=True, num_players=3).observation_layout()
@@ -158,10 +163,7 @@ def _train(games: int | None, timesteps: int | None, out: str, sets: tuple = (),
            ) -> tuple[float, str]:
     """One run of the recipe (``braincards train``), with the frozen ``greedy`` of before as
     the teacher if ``old_greedy``; returns its seconds and its last evaluation lines."""
-    import torch
 
-    from braincards.training.agents import specs
-    from braincards.training.cli.main import main
 
     torch.set_num_threads(1)
     if old_greedy:
@@ -176,7 +178,7 @@ def _train(games: int | None, timesteps: int | None, out: str, sets: tuple = (),
     buf = io.StringIO()
     start = time.perf_counter()
     with contextlib.redirect_stdout(buf):
-        rc = main(args)
+        rc = cli.main(args)
     if rc != 0:
         raise RuntimeError(f"training failed:\n{buf.getvalue()}")
     lines = [ln for ln in buf.getvalue().splitlines() if ln.startswith("| team") or ln.startswith("[")]
@@ -195,7 +197,6 @@ def _train_child(conn, *args) -> None:
 def _train_fresh(*args) -> tuple[float, str]:
     """:func:`_train` in a freshly spawned interpreter, as a user's ``braincards train``
     runs: no run inherits the memory, caches or processes an earlier one left behind."""
-    import multiprocessing
 
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe()
@@ -219,7 +220,6 @@ FAST_SETS = ("policy.sparse_input=true", "policy.precision=bfloat16", "pretrain.
 def _team_rate(best: str, games: int) -> str:
     """The team win rate of checkpoint ``best`` at every seat, ``games`` games, seed 0 (the
     results page's deals), with its 95% interval."""
-    from braincards.training.evaluation.evaluate import evaluate
 
     r = evaluate("the_brain_v0", {"num_players": 3, "difficulty": "robber"}, seats=[best] * 3, games=games,
                  seed=0, workers=2, progress=False)

@@ -4,14 +4,14 @@ parser, which the registry of policy kinds replaced): the "before" reference of
 ``benchmarks/search_speed.py`` and of the agreement tests. Not part of the package; do not
 edit."""
 
+import importlib
+import sys
+from pathlib import Path
+
 
 def load():
     """Import this folder as the package ``search_before`` (it is not on sys.path) and return
     its modules ``(solver, pimc, greedy)``."""
-    import importlib
-    import sys
-    from pathlib import Path
-
     here = Path(__file__).resolve().parent
     if "search_before" not in sys.modules:
         spec = importlib.util.spec_from_file_location("search_before", here / "__init__.py",

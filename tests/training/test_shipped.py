@@ -1,5 +1,5 @@
 """The shipped checkpoints (checkpoints/<game>/<name>) are reproducible from their configs:
-each comes from exactly one training config (benchmarks/learning.py's SHIPPED), its metadata
+each comes from exactly one training config (configs/experiments.yaml's shipped, read by benchmarks/learning.py), its metadata
 holds that config as it was trained, it loads by name and plays, and the docs' results
 page (docs/results.md) lists it."""
 
