@@ -19,7 +19,7 @@ from braincards.envs.brilliant_boar.history import EVENT_SIZE, HistoryWrapper
 from braincards.training.agents.checkpoint import (
     CheckpointError,
     load_checkpoint_policy,
-    policy_spec,
+    network_description,
     read_metadata,
     write_checkpoint,
 )
@@ -149,7 +149,7 @@ def test_name_card_variant_scores_every_named_action():
 
 def test_checkpoint_round_trip_rebuilds_the_same_network(tmp_path):
     policy = _policy()
-    spec = policy_spec(policy)
+    spec = network_description(policy)
     assert spec["class"] == "EventReaderPolicy"
     assert {k: spec["kwargs"][k] for k in ("history_k", "reader_hidden", "reader_positions")} == {
         "history_k": K, "reader_hidden": 16, "reader_positions": 8}
@@ -173,7 +173,7 @@ def test_checkpoint_round_trip_rebuilds_the_same_network(tmp_path):
 def _tamper(tmp_path, change):
     policy = _policy()
     write_checkpoint(tmp_path / "reader", game=GAME, env_config=CONFIG, algo="MaskablePPO",
-                     policy=policy_spec(policy), state_dict=policy.state_dict(), timesteps=0, history_k=K)
+                     policy=network_description(policy), state_dict=policy.state_dict(), timesteps=0, history_k=K)
     path = tmp_path / "reader.json"
     meta = json.loads(path.read_text())
     change(meta)

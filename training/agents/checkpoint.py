@@ -56,8 +56,8 @@ from .checkpoint_checks import (
     check_finite,
     check_fits,
     check_forward,
+    check_network_description,
     check_optimizer_json,
-    check_policy_spec,
     config_differences,
     load_json_limited,
 )
@@ -90,7 +90,7 @@ def _versions() -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------- writing
-def policy_spec(policy) -> dict:
+def network_description(policy) -> dict:
     """The JSON description of an SB3 policy's architecture: ``{"class", "kwargs"}``."""
     cls = type(policy).__name__
     if cls not in POLICY_CLASSES:
@@ -157,7 +157,7 @@ def write_checkpoint(
         raise ValueError(f"unknown algo {algo!r}; known: {list(ALGORITHMS)}")
     config = dict(env_config or {})
     history_k = int(history_k or 0)
-    check_policy_spec(policy, "the policy description")
+    check_network_description(policy, "the policy description")
     spaces = spec.spaces(config, history_k)
     tensors = {k: v.detach().cpu().contiguous() for k, v in state_dict.items()}
     check_finite(tensors, "the policy to save")
@@ -250,7 +250,7 @@ def save_checkpoint(
             f"{expected['observation_shape']}, {expected['action_n']} actions"
         )
     return write_checkpoint(
-        path, game=game, env_config=config, algo=algo, policy=policy_spec(model.policy),
+        path, game=game, env_config=config, algo=algo, policy=network_description(model.policy),
         state_dict=model.policy.state_dict() if state_dict is None else state_dict,
         timesteps=model.num_timesteps if timesteps is None else timesteps, seed=seed,
         evaluation=evaluation, training=training, history_k=history_k,
@@ -376,7 +376,7 @@ def _read_metadata_file(json_path: Path) -> dict:
     if bad:
         raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: " + "; ".join(bad))
     meta["history_k"] = k or 0
-    check_policy_spec(meta["policy"], str(json_path))
+    check_network_description(meta["policy"], str(json_path))
     reader_k = meta["policy"]["kwargs"].get("history_k")
     if reader_k is not None and reader_k != meta["history_k"]:
         raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: the policy reads history_k="
@@ -494,6 +494,6 @@ def load_checkpoint_policy(path: str | os.PathLike):
 __all__ = [
     "ALGORITHMS", "CHECKPOINT_FORMAT", "CHECKPOINT_VERSION", "CheckpointConfigWarning",
     "CheckpointError", "POLICY_CLASSES", "build_policy", "check_fits", "config_differences", "checkpoint_paths", "load_checkpoint_policy",
-    "load_optimizer_state", "policy_spec", "read_checkpoint", "read_metadata", "save_checkpoint",
+    "load_optimizer_state", "network_description", "read_checkpoint", "read_metadata", "save_checkpoint",
     "write_checkpoint",
 ]

@@ -54,7 +54,7 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be used: missing, corrupt, unsafe, or made for another env."""
 
 
-def check_policy_spec(spec, where: str) -> None:
+def check_network_description(spec, where: str) -> None:
     """Validate a policy description from metadata (CheckpointError naming what is wrong)."""
     if not isinstance(spec, dict) or set(spec) != {"class", "kwargs"}:
         raise CheckpointError(f"{where}: 'policy' must be a mapping with 'class' and 'kwargs', got {shown(spec)}")

@@ -46,7 +46,7 @@ from ..agents.checkpoint import (
     checkpoint_paths,
     detached_state,
     load_optimizer_state,
-    policy_spec,
+    network_description,
     read_checkpoint,
     save_checkpoint,
 )
@@ -154,7 +154,7 @@ def build_model(cfg: TrainConfig, venv, tensorboard_dir: str | None):
 
 def learner_metadata(model, cfg: TrainConfig) -> dict:
     """The metadata a :class:`CheckpointPolicy` needs to seat the model being trained."""
-    return {"policy": policy_spec(model.policy), "history_k": cfg.history_k,
+    return {"policy": network_description(model.policy), "history_k": cfg.history_k,
             "observation_shape": list(model.observation_space.shape),
             "action_n": int(model.action_space.n)}
 
@@ -172,7 +172,7 @@ def _load_weights(model, cfg: TrainConfig, path, where: str, optimizer: bool) ->
     if meta.get("history_k", 0) != cfg.history_k:
         raise CheckpointError(f"{where}: trained with history_k={meta.get('history_k', 0)}, "
                               f"the config has history_k={cfg.history_k}")
-    want = policy_spec(model.policy)
+    want = network_description(model.policy)
     if meta["policy"] != want:
         raise CheckpointError(f"{where}: its network {meta['policy']} differs from the config's {want}")
     model.policy.load_state_dict(tensors)

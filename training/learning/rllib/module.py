@@ -98,7 +98,7 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
             return DefaultPPOTorchRLModule._forward(self, batch)[Columns.ACTION_DIST_INPUTS]
 
 
-def module_spec(net_arch, activation: str = "tanh", observation_space=None, action_space=None):
+def learner_module_spec(net_arch, activation: str = "tanh", observation_space=None, action_space=None):
     """The ``RLModuleSpec`` of one masked PPO module."""
     return RLModuleSpec(
         module_class=MaskedPPOTorchRLModule,

@@ -60,7 +60,7 @@ from ..sb3 import make_learner_env
 from ..schedule import SnapshotSchedule, run_evaluation
 from .env import BraincardsMultiAgentEnv, module_for
 from .export import export_checkpoint, load_sb3_state_dict, read_policy_weights
-from .module import module_spec
+from .module import learner_module_spec
 from .runner_config import RunnerConfig
 
 
@@ -88,7 +88,7 @@ def build_config(cfg, *, seed: int, num_env_runners: int, num_learners: int):
     batch = int(cfg.rllib.train_batch_size or ppo.n_steps * cfg.n_envs)
     per_learner = math.ceil(batch / max(1, num_learners))
     modules = [LEARNER] + [f"snapshot_{k}" for k in range(max_snapshots(cfg))]
-    spec = module_spec(cfg.policy.net_arch, cfg.policy.activation)
+    spec = learner_module_spec(cfg.policy.net_arch, cfg.policy.activation)
     config = (
         PPOConfig()
         .environment(BraincardsMultiAgentEnv, env_config=env_config(cfg, seed),
@@ -205,7 +205,7 @@ def local_module(cfg, state: dict | None = None):
     """A fresh :class:`MaskedPPOTorchRLModule` for the config's env (weights from ``state``)."""
     env = BraincardsMultiAgentEnv(env_config(cfg, 0))
     agent = env.possible_agents[0]
-    spec = module_spec(cfg.policy.net_arch, cfg.policy.activation,
+    spec = learner_module_spec(cfg.policy.net_arch, cfg.policy.activation,
                        observation_space=env.observation_spaces[agent],
                        action_space=env.action_spaces[agent])
     module = spec.build()
