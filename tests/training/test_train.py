@@ -237,7 +237,7 @@ def test_background_evaluation_reports_a_failed_evaluation(tmp_path, monkeypatch
     cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
                               "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
                               "evaluation": {"every": 32, "games": 2, "background": True}})
-    monkeypatch.setattr("braincards.training.learning.sb3.baseline_evaluation", lambda cfg, workers=1: {})
+    monkeypatch.setattr("braincards.training.learning.evaluators.baseline_evaluation", lambda cfg, workers=1: {})
     with pytest.raises(RuntimeError, match=r"(?s)evaluation process failed:.*ValueError: no table today"):
         train(cfg, tmp_path / "x", progress=False, log=_quiet)
     assert not [c for c in multiprocessing.active_children() if "evaluation process" in c.name]
@@ -627,7 +627,7 @@ def test_evaluations_play_the_float32_network_of_a_bfloat16_run(tmp_path, monkey
     network that is saved and loaded back, so the warm start's evaluation is the loaded
     checkpoint's."""
     from braincards.training.agents.layers import BFloat16TrainingExtractor
-    from braincards.training.learning import sb3
+    from braincards.training.learning import evaluators, sb3
     from braincards.training.learning.schedule import _evaluator_setup, run_evaluation
 
     base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
@@ -636,8 +636,8 @@ def test_evaluations_play_the_float32_network_of_a_bfloat16_run(tmp_path, monkey
     train(parse_train_config(base), tmp_path / "a", progress=False, log=_quiet)
     warm = parse_train_config({**base, "policy": {"precision": "bfloat16"}, "init_from": str(tmp_path / "a" / "last")})
     modes: list = []
-    real = sb3.run_evaluation
-    monkeypatch.setattr(sb3, "run_evaluation", lambda policy, *a, **k: modes.append(policy.network.training)
+    real = evaluators.run_evaluation
+    monkeypatch.setattr(evaluators, "run_evaluation", lambda policy, *a, **k: modes.append(policy.network.training)
                         or real(policy, *a, **k))
     train(warm, tmp_path / "b", progress=False, log=_quiet)
     assert modes == [False, False]  # the warm start and the last update, in evaluation mode

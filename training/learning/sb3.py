@@ -56,14 +56,11 @@ from ..agents.locations import resolve_checkpoint
 from ..agents.network import CheckpointPolicy, set_torch_threads
 from ..evaluation.stats import fmt_interval
 from .config import TrainConfig, config_dict
+from .evaluators import evaluator_for
 from .learner_env import LearnerEnv, OpponentPool
 from .pretrain import pretrain, pretrain_envs
 from .schedule import (
-    BackgroundBaseline,
-    BackgroundEvaluation,
     SnapshotSchedule,
-    baseline_evaluation,
-    run_evaluation,
 )
 
 matplotlib.use("Agg")
@@ -241,7 +238,7 @@ class Trainer:
         self.best_score = -np.inf
         self.start_timesteps = 0
         self.eval_seconds = 0.0  # time spent in evaluate_and_save (not training)
-        self.background = None  # evaluation.background: the evaluation process, from the first evaluation
+        self.evaluator = evaluator_for(cfg, eval_workers)  # inline, or in the background
 
     def run(self) -> dict:
         run_t0 = time.perf_counter()
@@ -266,11 +263,10 @@ class Trainer:
                              f"total_timesteps is {cfg.total_timesteps}")
         self.log(f"training {cfg.game} {cfg.env} ({cfg.mode} mode) for {remaining} timesteps, "
                  f"{cfg.n_envs} envs, seed {cfg.seed}, torch threads {cfg.torch_threads} -> {self.out}")
-        # the heuristic reference: inline, or with evaluation.background on the second core
-        # while the trainer clones and learns
-        baseline = BackgroundBaseline(cfg, self.eval_workers) if cfg.evaluation.background else None
+        # the heuristic reference: now, or with evaluation.background on the second core while
+        # the trainer clones and learns
         try:
-            self.baseline = baseline_evaluation(cfg, self.eval_workers) if baseline is None else None
+            self.evaluator.start()
             self.pretrained = None
             if cfg.pretrain is not None and not self.resume_from:
                 t = time.perf_counter()
@@ -278,13 +274,9 @@ class Trainer:
                 self.pretrained = pretrain(self.model, cfg, envs, self.log)
                 self.pretrained["seconds"] = round(time.perf_counter() - t, 1)
             self._learn(remaining)
-            if baseline is not None:
-                self.baseline = baseline.result()
+            self.baseline = self.evaluator.baseline()
         finally:
-            if self.background is not None:
-                self.background.close()
-            if baseline is not None:
-                baseline.close()
+            self.evaluator.close()
         self.speed["run_seconds"] = round(time.perf_counter() - run_t0, 1)
         self.venv.close()
         files.write_json(self.out / "evaluations.json",
@@ -317,10 +309,7 @@ class Trainer:
         self.evaluate_and_save(None)  # after the last update
         self.collect(None, wait=True)
         final = [e for e in self.history if e["timesteps"] == self.model.num_timesteps]
-        if self.cfg.evaluation.background and final:  # `last` was saved before its evaluation came back
-            with torch.random.fork_rng(devices=[]):
-                save_checkpoint(self.model, self.out / "last", optimizer=True, **self._meta_kwargs(),
-                                evaluation=final[-1])
+        self.evaluator.end(final[-1] if final else None, self)
 
     def _meta_kwargs(self) -> dict:
         """The metadata every checkpoint of this run carries (but its evaluation)."""
@@ -362,33 +351,29 @@ class Trainer:
             self.eval_seconds += time.perf_counter() - t0
 
     def _evaluate_and_save(self, logger) -> None:
-        ts = self.model.num_timesteps
         # evaluate the network as it is saved and loaded back: in training mode a
         # policy.precision bfloat16 network runs under autocast (a fresh or warm-started model
         # is in training mode until PPO's first rollout; the rollouts and updates set their own)
         self.model.policy.set_training_mode(False)
-        if self.cfg.evaluation.background:
-            # `last` now (the point --resume continues from; its evaluation comes later, in
-            # `best` and evaluations.json, and in `last` itself at the end of the run); the
-            # weights go with the evaluation
-            save_checkpoint(self.model, self.out / "last", optimizer=True, **self._meta_kwargs())
-            weights = detached_state(self.model.policy)
-            if self.background is None:
-                self.background = BackgroundEvaluation(self.cfg, self.model.policy, learner_metadata(self.model, self.cfg),
-                                                       self.eval_workers)
-            self.background.submit((ts, weights), weights)
-            self.collect(logger)
-            return
-        result = run_evaluation(learner_policy(self.model, self.cfg), self.cfg, workers=self.eval_workers)
-        entry = {"timesteps": ts, **result}
-        save_checkpoint(self.model, self.out / "last", optimizer=True, **self._meta_kwargs(), evaluation=entry)
-        self._record(entry, logger, None)
+        for entry, weights in self.evaluator.evaluate(self.model.num_timesteps, self):
+            self._record(entry, logger, weights)
 
     def collect(self, logger, wait: bool = False) -> None:
-        """Record the background evaluations that have finished (all of them if ``wait``)."""
-        if self.background is not None:
-            for (ts, weights), result in self.background.finished(wait):
-                self._record({"timesteps": ts, **result}, logger, weights)
+        """Record the evaluations that have come back (all of them if ``wait``)."""
+        for entry, weights in self.evaluator.finished(wait):
+            self._record(entry, logger, weights)
+
+    # what the evaluator reads and writes (see braincards.training.learning.evaluators)
+    def learner(self) -> CheckpointPolicy:
+        return learner_policy(self.model, self.cfg)
+
+    def metadata(self) -> dict:
+        return learner_metadata(self.model, self.cfg)
+
+    def save_last(self, evaluation: dict | None) -> None:
+        """``last`` (with the optimizer, for --resume), with its evaluation once it has one."""
+        extra = {} if evaluation is None else {"evaluation": evaluation}
+        save_checkpoint(self.model, self.out / "last", optimizer=True, **self._meta_kwargs(), **extra)
 
     def _record(self, entry: dict, logger, weights: dict | None) -> None:
         """Add an evaluation to the history, the log and TensorBoard, and save ``best`` if it
