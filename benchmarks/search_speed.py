@@ -1,7 +1,8 @@
 """The Brain's search, before and after the search-speed work, in one run.
 
 ``python benchmarks/search_speed.py`` prints, each as a ratio against the frozen copy of the
-code of before (``benchmarks/search_before``) on the same deals and games:
+code of before (the search code as it was before the search-speed work, read from git at
+:data:`BEFORE_REF`: it needs the repository's history) on the same deals and games:
 
 * **solver**: the oracle's deal sets (``derive_seed(0, g)``, hand 5): 300 deals at 2, 3 and
   4 players at robber and 40 at 3 players, cat_burglar. Before at its default budget
@@ -27,11 +28,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import importlib.util
+import functools
+import importlib
 import io
 import json
 import multiprocessing
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -48,9 +51,26 @@ from braincards.training.evaluation.evaluate import evaluate
 from braincards.training.evaluation.oracle import DEFAULT_NODES
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("search_before_loader", ROOT / "benchmarks" / "search_before" / "__init__.py")
-_loader = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_loader)
+# the last commit holding the frozen copy of the search code of before (benchmarks/search_before)
+BEFORE_REF = "3147a91382c7f8c3f8855d28edbc69d560ed7c92"
+BEFORE_MODULES = ("solver", "pimc", "greedy")
+
+
+@functools.cache
+def load_before(ref: str = BEFORE_REF) -> tuple:
+    """The search code of before, ``(solver, pimc, greedy)``: ``benchmarks/search_before`` at
+    git ``ref``, written to a scratch folder and imported as the package ``search_before``."""
+    scratch = Path(tempfile.mkdtemp(prefix="search-before-")) / "search_before"
+    scratch.mkdir()
+    for name in ("__init__", *BEFORE_MODULES):
+        shown = subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:benchmarks/search_before/{name}.py"],
+                               capture_output=True, text=True)
+        if shown.returncode != 0:
+            raise SystemExit(f"the search code of before is read from git ({ref}), and git said: "
+                             f"{shown.stderr.strip()} (a shallow clone? git fetch --unshallow)")
+        (scratch / f"{name}.py").write_text(shown.stdout)
+    sys.path.insert(0, str(scratch.parent))
+    return tuple(importlib.import_module(f"search_before.{m}") for m in BEFORE_MODULES)
 
 DEAL_SETS = ((2, "robber", 300), (3, "robber", 300), (4, "robber", 300), (3, "cat_burglar", 40))
 OLD_NODES = 200_000
@@ -84,7 +104,7 @@ def _solve_all(solver_cls, states: list, nodes: int) -> dict:
 
 def bench_solver(scale: float, sweep: int) -> dict:
 
-    old_solver = _loader.load()[0]
+    old_solver = load_before()[0]
     start = time.perf_counter()
     first = _deal_states(3, "robber", 1)[0]
     Solver.for_state(first, nodes=10).solve(first)
@@ -140,7 +160,7 @@ def _pimc_run(make, games: int) -> dict:
 
 def bench_pimc(games: int, before_games: int) -> dict:
 
-    old_pimc = _loader.load()[1]
+    old_pimc = load_before()[1]
     layout = make("the_brain_v0", raw=True, num_players=3).observation_layout()
     _pimc_run(lambda c: PIMCPolicy(layout, c), 1)  # compile
     after = _pimc_run(lambda c: PIMCPolicy(layout, c), games)
@@ -167,7 +187,7 @@ def _train(games: int | None, timesteps: int | None, out: str, sets: tuple = (),
 
     torch.set_num_threads(1)
     if old_greedy:
-        specs.KINDS["greedy"] = dataclasses.replace(specs.KINDS["greedy"], factory=_loader.load()[2].make_greedy)
+        specs.KINDS["greedy"] = dataclasses.replace(specs.KINDS["greedy"], factory=load_before()[2].make_greedy)
     args = ["train", str(ROOT / "configs" / "the_brain" / "train_3p.yaml"), "--out", out, "--quiet"]
     if games is not None:
         args += ["--set", f"pretrain.games={games}"]

@@ -52,3 +52,17 @@ def test_the_experiments_file_is_checked(tmp_path):
     (tmp_path / "e.yaml").write_text(bad)
     with pytest.raises(ValueError, match=r"checkpoints \['the_brain/ppo_4p_99m'\] are not shipped"):
         experiments.load(tmp_path / "e.yaml")
+
+
+def test_the_search_code_of_before_is_read_from_git():
+    """benchmarks/search_speed.py times today's search against the code of before, read from
+    the git ref that last held it (the frozen copy is no longer in the tree)."""
+    from benchmarks import search_speed
+
+    have = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{search_speed.BEFORE_REF}^{{commit}}"],
+                          capture_output=True)
+    if have.returncode != 0:
+        pytest.skip(f"this clone lacks the history holding {search_speed.BEFORE_REF} (a shallow clone)")
+    solver, pimc, greedy = search_speed.load_before()
+    assert solver.__name__ == "search_before.solver" and hasattr(pimc, "PIMCPolicy") and hasattr(greedy, "TheBrainGreedy")
+    assert not (ROOT / "benchmarks" / "search_before").exists()

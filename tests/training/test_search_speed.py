@@ -1,10 +1,12 @@
 """The compiled solver and the faster PIMC against brute force and against the search code as
-it was before (a frozen copy in benchmarks/search_before). Speed is measured by
-benchmarks/search_speed.py, never asserted here."""
+it was before the search-speed work: what that code answered on these tests' inputs is recorded
+in ``data/search_before.json`` (the code itself is at the git ref
+``benchmarks/search_speed.BEFORE_REF``). Speed is measured by benchmarks/search_speed.py, never
+asserted here."""
 
 from __future__ import annotations
 
-import importlib.util
+import json
 import random
 from pathlib import Path
 
@@ -17,11 +19,7 @@ from braincards.training.agents.search.pimc import PIMCPolicy
 from braincards.training.agents.search.solver import LOSS, UNKNOWN, WIN, Solver, solve
 from braincards.training.evaluation.evaluate import evaluate
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("search_before_loader", ROOT / "benchmarks" / "search_before" / "__init__.py")
-_loader = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_loader)
-old_solver, old_pimc, old_greedy = _loader.load()
+BEFORE = json.loads((Path(__file__).resolve().parent / "data" / "search_before.json").read_text())
 
 
 def brute_force(state: rules.State, memo: dict) -> bool:
@@ -90,23 +88,24 @@ def test_same_answers_as_the_solver_before(players, difficulty):
     """Without restarts the compiled search is the Python search node for node: the same
     answer and the same node count under the same budget, unknowns included. With restarts
     (the default) it answers the same wherever both decide, and every action of a play
-    decision (solve_play, PIMC's path) agrees with the rules-engine path of before."""
+    decision (solve_play, PIMC's path) agrees with the rules-engine path of before. The
+    states are those of greedy games (``_states``), recorded with the answers of before."""
+    rows = BEFORE["solver"][f"{players},{difficulty}"]
+    assert [r["state"] for r in rows] == [s.to_dict() for s in _states(players, difficulty, games=3)]
     both = differ = 0
-    for state in _states(players, difficulty, games=3):
-        old = old_solver.Solver.for_state(state, nodes=3000)
+    for row in rows:
+        state = rules.State.from_dict(row["state"])
         plain = Solver.for_state(state, nodes=3000, restarts=False)
-        assert (plain.solve(state), plain.total_nodes) == (old.solve(state), old.total_nodes)
+        assert [plain.solve(state), plain.total_nodes] == row["plain"]
         new = Solver.for_state(state, nodes=3000)
-        a, b = new.solve(state), old.solve(state)
+        a, b = new.solve(state), row["again"]
         if UNKNOWN not in (a, b):
             assert a == b
             both += 1
         seat, hold, disp, rem = new.boundary_key(state)
-        for card in rules.legal_actions(state):
-            child = state.copy()
-            rules.apply_action(child, card)
+        assert [card for card, _ in row["children"]] == rules.legal_actions(state)
+        for card, b in row["children"]:
             a = new.solve_play(seat, hold, disp, rem, card)
-            b = old.solve(child)
             if UNKNOWN not in (a, b):
                 assert a == b
                 both += 1
@@ -134,29 +133,20 @@ def _rewind(state: rules.State) -> tuple:
 @pytest.mark.parametrize("players,draw_rule", [(2, "mandatory"), (3, "optional"), (4, "mandatory")])
 def test_decisions_inside_a_turn_as_before(players, draw_rule):
     """Cover / take back targets, extra cards, donated cards and donation seats: solve_turn
-    from the turn's start answers as the solver of before through the rules engine."""
-    raw = make("the_brain_v0", raw=True, num_players=players, difficulty="robber", draw_rule=draw_rule)
-    rng = random.Random(players)
+    from the turn's start answers as the solver of before did through the rules engine (on
+    the decisions of random games, recorded with its answers)."""
     kinds, both = set(), 0
-    for g in range(12):
-        raw.reset(seed=derive_seed(9, g))
-        while not raw.terminations[raw.agent_selection]:
-            state = raw.state
-            legal = rules.legal_actions(state)
-            if state.phase in (rules.COVER_TARGET, rules.TAKE_BACK_TARGET, rules.EXTRA, rules.DONATE_CARD,
-                               rules.DONATE_TARGET) and len(legal) > 1:
-                seat, hold, disp, rem, done = _rewind(state)
-                old = old_solver.Solver.for_state(state, nodes=2000)
-                new = Solver.for_state(state, nodes=2000)
-                for a in legal:
-                    child = state.copy()
-                    rules.apply_action(child, a)
-                    x, y = new.solve_turn(seat, hold, disp, rem, done + (a,)), old.solve(child)
-                    if UNKNOWN not in (x, y):
-                        assert x == y, (state.to_dict(), a)
-                        both += 1
-                kinds.add(state.phase)
-            raw.step(rng.choice(legal))
+    for row in BEFORE["inside_turn"][f"{players},{draw_rule}"]:
+        state = rules.State.from_dict(row["state"])
+        seat, hold, disp, rem, done = _rewind(state)
+        new = Solver.for_state(state, nodes=2000)
+        assert [a for a, _ in row["answers"]] == rules.legal_actions(state)
+        for a, y in row["answers"]:
+            x = new.solve_turn(seat, hold, disp, rem, done + (a,))
+            if UNKNOWN not in (x, y):
+                assert x == y, (row["state"], a)
+                both += 1
+        kinds.add(state.phase)
     assert both >= 40 and {rules.COVER_TARGET, rules.EXTRA, rules.DONATE_CARD} <= kinds
 
 
@@ -210,25 +200,25 @@ def test_a_proven_loss_and_the_budget_still_work():
 
 def test_pimc_decides_as_before():
     """Same seed, same observations: the PIMC of before (every action through the rules
-    engine) and the new one (play decisions straight in the compiled search) deal the same
-    samples and vote the same, but where a budget-exhausted solve differs."""
+    engine; its moves and votes recorded) and the new one (play decisions straight in the
+    compiled search) deal the same samples and vote the same, but where a budget-exhausted
+    solve differs."""
     config = {"num_players": 3, "difficulty": "robber"}
     raw = make("the_brain_v0", raw=True, **config)
-    layout = raw.observation_layout()
-    new = PIMCPolicy(layout, config, seed=3)
-    old = old_pimc.PIMCPolicy(layout, config, seed=3)
+    new = PIMCPolicy(raw.observation_layout(), config, seed=3)
+    recorded = iter(BEFORE["pimc"])
     same = votes = total = 0
     for g in range(3):
         raw.reset(seed=derive_seed(4, g))
         while not raw.terminations[raw.agent_selection]:
-            obs = raw.observe(raw.agent_selection)
-            a, b = new.act(obs), old.act(obs)
+            before = next(recorded)
+            a = new.act(raw.observe(raw.agent_selection))
             if new.last_votes:
                 total += 1
-                same += a == b
-                votes += new.last_votes == old.last_votes
-            raw.step(a)
-    print(total, same, votes)
+                same += a == before["before"]
+                votes += new.last_votes == {int(k): v for k, v in (before["votes"] or {}).items()}
+            raw.step(before["played"])  # the recorded game
+    assert next(recorded, None) is None
     assert total >= 30 and same / total >= 0.9 and votes / total >= 0.6
 
 
@@ -254,16 +244,15 @@ def test_greedy_decides_as_before(config):
     same values and tie-break, is the one of before at every decision (the games stray
     from the greedy's own line a fifth of the time, to reach other tables)."""
     raw = make("the_brain_v0", raw=True, **config)
-    layout = raw.observation_layout()
-    new, old = TheBrainGreedy(layout, config), old_greedy.TheBrainGreedy(layout, config)
+    new = TheBrainGreedy(raw.observation_layout(), config)
+    before = BEFORE["greedy"][",".join(f"{k}={v}" for k, v in config.items())]
     rng = random.Random(7)
     decisions = 0
     for g in range(8):
         raw.reset(seed=derive_seed(2, g))
         while not raw.terminations[raw.agent_selection]:
-            obs = raw.observe(raw.agent_selection)
-            a = new.act(obs)
-            assert a == old.act(obs)
+            a = new.act(raw.observe(raw.agent_selection))
+            assert a == before[decisions]
             decisions += 1
             raw.step(a if rng.random() < 0.8 else rng.choice(rules.legal_actions(raw.state)))
-    assert decisions > 100
+    assert decisions == len(before) > 100
