@@ -10,7 +10,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 FILE = ROOT / "configs" / "experiments.yaml"
-SECTIONS = ("shipped", "crossplay", "search", "leaderboard")
+SECTIONS = ("shipped", "crossplay", "search", "leaderboard", "wheel")
 
 
 def shipped_checkpoints() -> list[str]:
@@ -33,6 +33,7 @@ def load(path: Path = FILE) -> dict:
         raise ValueError(f"{path}: no such training config {missing}")
     named = [p for table in data["crossplay"].values() for p in table["policies"] if "/" in p]
     named += [t["checkpoint"] for t in data["search"]["tables"].values()]
+    named += list(data["wheel"].values())
     unknown = sorted(set(named) - ships)
     if unknown:
         raise ValueError(f"{path}: checkpoints {unknown} are not shipped")

@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,9 +59,11 @@ def test_wheel_holds_every_sub_package_and_no_top_level_envs_or_training(wheel):
     expected = (_packages_in_tree("envs", "braincards.envs") | _packages_in_tree("training", "braincards.training")
                 | _packages_in_tree("checkpoints", "braincards.checkpoints"))
     assert expected <= packages, f"missing from the wheel: {sorted(expected - packages)}"
-    shipped = {"braincards/checkpoints/" + p.relative_to(ROOT / "checkpoints").as_posix()
-               for p in (ROOT / "checkpoints").glob("*/*") if p.suffix in (".zip", ".json")}
-    assert shipped <= set(names), f"shipped checkpoints missing from the wheel: {sorted(shipped - set(names))}"
+    # the best checkpoint of each table, and no other (the others load from the repository)
+    best = set(yaml.safe_load((ROOT / "configs" / "experiments.yaml").read_text())["wheel"].values())
+    wanted = {f"braincards/checkpoints/{name}{suffix}" for name in best for suffix in (".zip", ".json")}
+    packed = {n for n in names if n.startswith("braincards/checkpoints/") and n.endswith((".zip", ".json"))}
+    assert packed == wanted, f"missing {sorted(wanted - packed)}, not the best of a table {sorted(packed - wanted)}"
     tops = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
     assert tops == {"braincards"}, f"top-level entries: {sorted(tops)}"
     assert not any(n.startswith(("envs/", "training/")) for n in names)
@@ -70,6 +73,12 @@ def test_wheel_holds_every_sub_package_and_no_top_level_envs_or_training(wheel):
         assert zipfile.ZipFile(wheel).read(n).decode().split() == ["braincards"]
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "braincards = braincards.training.cli.main:main" in zipfile.ZipFile(wheel).read(entry).decode()
+
+
+def test_the_wheel_stays_under_the_upload_limit(wheel):
+    """Package indexes refuse uploads over 100 MB by default; the wheel held all 32
+    checkpoints (116 MiB) before it shipped only the best of each table."""
+    assert wheel.stat().st_size < 60 * 2**20, f"{wheel.stat().st_size / 2**20:.1f} MiB"
 
 
 def test_wheel_installs_and_imports_without_top_level_names(wheel, tmp_path):
@@ -105,14 +114,14 @@ def test_environments_import_nothing_from_the_train_extra():
     assert result.stdout.strip() == "[]"
 
 
-SHIPPED = sorted(p.relative_to(ROOT / "checkpoints").with_suffix("").as_posix()
-                 for p in (ROOT / "checkpoints").glob("*/*.zip"))
+# the checkpoints the wheel ships: the best of each table (the others load from the repository)
+SHIPPED = sorted(set(yaml.safe_load((ROOT / "configs" / "experiments.yaml").read_text())["wheel"].values()))
 
 
 @pytest.mark.skipif(not SHIPPED, reason="no checkpoint shipped in checkpoints/")
 def test_shipped_checkpoints_load_by_name_from_the_installed_wheel(wheel, tmp_path):
-    """A name like the_brain/ppo_3p resolves to the installed package's own file, from any
-    folder (here an empty one, with no checkpoints/ of its own)."""
+    """A name like the_brain/ppo_2p_longer resolves to the installed package's own file, from
+    any folder (here an empty one, with no checkpoints/ of its own)."""
     target = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
