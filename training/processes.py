@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 from collections.abc import Iterator
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -154,18 +155,23 @@ class Worker:
     spawned (then ``setup``, ``handle`` and ``args`` must pickle). It dies with its parent.
     An exception in the child is raised by :meth:`receive` as a RuntimeError carrying the
     child's traceback, after which the child has ended; a child that ends without answering
-    (killed, ``os._exit``) is named with its exit code. :meth:`close` always ends it."""
+    (killed, ``os._exit``) is named with its exit code. :meth:`close` always ends it, and so
+    does the end of the parent's interpreter for one left open. The child is not daemonic, so
+    it may start processes of its own (an evaluation's worker pool)."""
 
     def __init__(self, name: str, setup, handle, args: tuple = ()):
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)
         self.name = name
         self._conn, child = context.Pipe()
-        self._process = context.Process(target=_serve, name=name, daemon=True,
+        self._process = context.Process(target=_serve, name=name, daemon=False,
                                         args=(child, os.getpid(), setup, handle, args))
         self._process.start()
         child.close()
         self.pending = 0  # requests sent and not yet received
+        # not daemonic: multiprocessing would wait for it at exit, so a Worker never closed is
+        # stopped first (finalizers run before multiprocessing's own exit function)
+        self._stop = weakref.finalize(self, _stop, self._conn, self._process)
 
     def send(self, request) -> None:
         self._conn.send(request)
@@ -190,13 +196,17 @@ class Worker:
 
     def close(self) -> None:
         """Tell the child to stop, and end it if it does not within 5 s."""
-        with contextlib.suppress(OSError):
-            self._conn.send(None)
-        self._process.join(5)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join()
-        self._conn.close()
+        self._stop()
+
+
+def _stop(conn, process) -> None:
+    with contextlib.suppress(OSError):
+        conn.send(None)
+    process.join(5)
+    if process.is_alive():
+        process.kill()
+        process.join()
+    conn.close()
 
 
 def _serve(conn, parent: int, setup, handle, args: tuple) -> None:

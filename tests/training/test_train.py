@@ -223,6 +223,34 @@ def test_background_evaluation_is_deterministic_and_scores_what_it_saves(tmp_pat
     assert not [c for c in __import__("multiprocessing").active_children() if "evaluation.background" in c.name]
 
 
+def test_background_evaluation_plays_with_evaluation_workers(tmp_path):
+    """evaluation.background with --eval-workers 2 stopped at the first evaluation with
+    "daemonic processes are not allowed to have children": the evaluation process (a daemon)
+    started the evaluation's worker pool. It is no daemon now (it still dies with its
+    parent), and the run's numbers are those of one worker."""
+    import multiprocessing
+
+    data = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 128, "n_envs": 2,
+            "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
+            "evaluation": {"every": 64, "games": 8, "partners": ["heuristic"], "background": True}}
+    seen = []
+    real = multiprocessing.process.BaseProcess.start
+
+    def start(process):
+        seen.append((process.name, process.daemon))
+        return real(process)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(multiprocessing.process.BaseProcess, "start", start)
+        train(parse_train_config(data), tmp_path / "two", progress=False, log=_quiet, eval_workers=2)
+    train(parse_train_config(data), tmp_path / "one", progress=False, log=_quiet)
+    two, one = (json.loads((tmp_path / r / "evaluations.json").read_text()) for r in ("two", "one"))
+    assert two["history"] == one["history"] and two["baseline"] == one["baseline"]
+    background = [daemon for name, daemon in seen if "evaluation.background" in name]
+    assert background and not any(background)
+    assert not [c for c in multiprocessing.active_children() if "evaluation.background" in c.name]
+
+
 def test_background_evaluation_reports_a_failed_evaluation(tmp_path, monkeypatch):
     """An error in the evaluation process stops the run with the process's traceback, and
     the process is not left behind."""

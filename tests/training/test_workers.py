@@ -326,3 +326,15 @@ def test_default_actions_and_other_threads_are_left_alone(default_handlers):
     t.start()
     t.join()
     assert seen == [signal.default_int_handler]
+
+
+def test_a_worker_left_open_does_not_hold_the_interpreter_at_exit():
+    """A Worker's child is not daemonic (it may start a pool of its own), so multiprocessing
+    would wait for it at exit: one its owner never closed is stopped at exit instead."""
+    code = ("from braincards.training.processes import Worker\n"
+            "w = Worker('left open', lambda: None, lambda state, request: request * 2)\n"
+            "w.send(21)\n"
+            "print(w.receive(), w._process.daemon)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["42", "False"]
