@@ -65,6 +65,7 @@ class _FakeTensor:
         lambda a: np.timedelta64(a),  # issue 20: numpy registers it as an integer
         lambda a: np.array(np.timedelta64(a)),
         lambda a: np.datetime64(a, "s"),
+        lambda a: np.ma.array(a, mask=True),  # issue 44: numpy.ma.MaskError, not IllegalActionError
     ],
 )
 def test_every_non_integer_action_type_is_refused_and_changes_nothing(game, make_bad):
@@ -72,14 +73,15 @@ def test_every_non_integer_action_type_is_refused_and_changes_nothing(game, make
     legal = env.legal_actions()
     before = env.state.to_dict()
     bad = make_bad(legal[0])
-    with pytest.raises(IllegalActionError, match="action must be an integer"):
+    with pytest.raises(IllegalActionError, match="action must be an integer") as refused:
         env.step(bad)
     assert env.state.to_dict() == before
+    assert "\n" not in str(refused.value)  # one line, however the type prints itself
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_integer_actions_of_numpy_and_tensor_libraries_are_accepted(game):
-    for make in (np.int64, np.uint8, np.array, lambda a: _FakeTensor(a, "torch.int64")):
+    for make in (np.int64, np.uint8, np.array, np.ma.array, lambda a: _FakeTensor(a, "torch.int64")):
         env = _ready(game)
         a = env.legal_actions()[0]
         expected = _ready(game)

@@ -208,8 +208,10 @@ class CardGameEnv(AECEnv):
             if self.illegal_action == "penalize":
                 self._penalize(agent, action)
                 return
+            shown = " ".join(repr(action).split())  # one line, whatever the type's repr
+            shown = shown if len(shown) <= 80 else shown[:77] + "..."
             raise IllegalActionError(
-                f"{agent} chose illegal action {action!r}: {err}", action, self.legal_actions()
+                f"{agent} chose illegal action {shown}: {err}", action, self.legal_actions()
             ) from None
         self._legal = None
         self._cumulative_rewards[agent] = 0

@@ -7,6 +7,8 @@ import numbers
 import warnings
 from collections.abc import Iterable
 
+import numpy as np
+
 from .errors import IllegalActionError
 
 
@@ -60,6 +62,9 @@ def check_action_int(action):
         return int(action)
     dtype = getattr(action, "dtype", None)
     if dtype is not None and getattr(action, "shape", None) == ():
+        if isinstance(action, np.ma.MaskedArray) and np.ma.is_masked(action):
+            raise IllegalActionError(f"action must be an integer, got a masked value "
+                                     f"({type(action).__name__} with mask=True): no action", action)
         kind = getattr(dtype, "kind", None)  # numpy: "i"/"u" integers, "b" bool, "f" float
         if kind in ("i", "u") or (kind is None and str(dtype).rsplit(".", 1)[-1] in _INT_DTYPE_NAMES):
             return int(action)
