@@ -14,12 +14,12 @@ import pytest
 import torch
 
 from braincards.training.agents.checkpoint import (
-    ALLOWED_MEMBERS,
     CheckpointError,
     load_optimizer_state,
     read_checkpoint,
     write_checkpoint,
 )
+from braincards.training.agents.checkpoint_checks import ALLOWED_MEMBERS
 from braincards.training.agents.locations import available_checkpoints
 from braincards.training.agents.network import load_policy
 from braincards.training.agents.policy import PolicySpecError

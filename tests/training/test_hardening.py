@@ -125,6 +125,31 @@ def test_deeply_nested_optimizer_json_is_refused(tmp_path, tiny_checkpoint):
         read_checkpoint(ck, optimizer=True)
 
 
+def test_a_repeated_metadata_key_is_refused(tmp_path, tiny_checkpoint):
+    """issue 44: duplicate JSON keys were accepted and the last one won."""
+    ck = _copy(tiny_checkpoint, tmp_path / "twice")
+    text = ck.with_suffix(".json").read_text()
+    ck.with_suffix(".json").write_text(text.rstrip()[:-1].rstrip() + ', "game": "oh_my_brain_v0"}')
+    with pytest.raises(CheckpointError, match="repeats the key 'game'"):
+        read_metadata(ck)
+
+
+def test_a_repeated_archive_member_is_refused(tmp_path, tiny_checkpoint):
+    """issue 44: a zip holding policy.safetensors twice was read, the last copy winning."""
+    ck = _copy(tiny_checkpoint, tmp_path / "twice")
+    zp = ck.with_suffix(".zip")
+    with zipfile.ZipFile(zp) as zf:
+        members = [(n, zf.read(n)) for n in zf.namelist()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns about the duplicate name it writes
+        with zipfile.ZipFile(zp, "w") as zf:
+            for n, b in members + members[:1]:
+                zf.writestr(n, b)
+    reseal(ck)
+    with pytest.raises(CheckpointError, match=r"holds \['policy.safetensors'\] more than once"):
+        read_checkpoint(ck)
+
+
 # ---------------------------------------------------------------------------- weights
 def test_weights_that_overflow_are_refused_at_load(tmp_path, tiny_checkpoint):
     """All-3e38 weights are finite, but the network's outputs are not."""

@@ -49,13 +49,16 @@ from .checkpoint_checks import (
     MAX_JSON_BYTES,
     MAX_MEMBER_BYTES,
     MAX_OBSERVATION,
+    OPTIMIZER_MEMBERS,
     POLICY_CLASSES,
+    POLICY_MEMBER,
     READER_KWARGS,
     CheckpointConfigWarning,
     CheckpointError,
     check_finite,
     check_fits,
     check_forward,
+    check_members,
     check_network_description,
     check_optimizer_json,
     config_differences,
@@ -64,9 +67,6 @@ from .checkpoint_checks import (
 
 CHECKPOINT_FORMAT = "braincards-checkpoint"
 CHECKPOINT_VERSION = 2
-POLICY_MEMBER = "policy.safetensors"
-OPTIMIZER_MEMBERS = ("optimizer.safetensors", "optimizer.json")
-ALLOWED_MEMBERS = (POLICY_MEMBER, *OPTIMIZER_MEMBERS)
 
 
 # ---------------------------------------------------------------------------- paths
@@ -392,19 +392,11 @@ def _open_archive(zip_path: Path) -> zipfile.ZipFile:
         infos = zf.infolist()
     except (OSError, zipfile.BadZipFile) as err:
         raise CheckpointError(f"checkpoint {zip_path} is corrupt: {err}") from None
-    names = [i.filename for i in infos]
-    foreign = [n for n in names if n not in ALLOWED_MEMBERS]
-    if foreign:
+    try:
+        check_members([i.filename for i in infos], zip_path)
+    except CheckpointError:
         zf.close()
-        hint = (" - it looks like a stable-baselines3 model.save() archive, whose 'data' entry "
-                "can hold pickled Python objects" if "data" in names else "")
-        raise CheckpointError(
-            f"checkpoint {zip_path} holds {foreign}{hint}; a braincards checkpoint holds only "
-            f"{list(ALLOWED_MEMBERS)} (tensors and JSON), and nothing else is ever loaded"
-        )
-    if POLICY_MEMBER not in names:
-        zf.close()
-        raise CheckpointError(f"checkpoint {zip_path} is corrupt: it lacks {POLICY_MEMBER}")
+        raise
     for info in infos:
         if info.file_size > MAX_MEMBER_BYTES:
             zf.close()

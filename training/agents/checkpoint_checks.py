@@ -50,6 +50,12 @@ MAX_OBSERVATION = 2**20  # observation floats a checkpoint may declare (the envs
 MAX_ACTIONS = 2**16  # actions a checkpoint may declare (the envs use < 300)
 MAX_JSON_DEPTH = 32  # nesting of those files (a real one nests 5 deep)
 
+# the members of a checkpoint archive (``NAME.zip``): tensors and JSON, nothing else
+POLICY_MEMBER = "policy.safetensors"
+OPTIMIZER_MEMBERS = ("optimizer.safetensors", "optimizer.json")
+ALLOWED_MEMBERS = (POLICY_MEMBER, *OPTIMIZER_MEMBERS)
+
+
 class CheckpointError(ValueError):
     """A checkpoint that cannot be used: missing, corrupt, unsafe, or made for another env."""
 
@@ -91,13 +97,47 @@ def check_network_description(spec, where: str) -> None:
         raise CheckpointError(f"{where}: {reader} are EventReaderPolicy kwargs, not {spec['class']}'s")
 
 
+def check_members(names: list[str], zip_path) -> None:
+    """A checkpoint archive's members: each allowed one at most once, the policy's present."""
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise CheckpointError(f"checkpoint {zip_path} holds {repeated} more than once: each member appears "
+                              f"once (which copy would count?)")
+    foreign = [n for n in names if n not in ALLOWED_MEMBERS]
+    if foreign:
+        hint = (" - it looks like a stable-baselines3 model.save() archive, whose 'data' entry "
+                "can hold pickled Python objects" if "data" in names else "")
+        raise CheckpointError(
+            f"checkpoint {zip_path} holds {foreign}{hint}; a braincards checkpoint holds only "
+            f"{list(ALLOWED_MEMBERS)} (tensors and JSON), and nothing else is ever loaded"
+        )
+    if POLICY_MEMBER not in names:
+        raise CheckpointError(f"checkpoint {zip_path} is corrupt: it lacks {POLICY_MEMBER}")
+
+
+class _RepeatedKey(ValueError):
+    """A JSON object that names a key twice (json.loads would keep the last one silently)."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _RepeatedKey(key)
+        seen[key] = value
+    return seen
+
+
 def load_json_limited(data: bytes, where: str, max_bytes: int = MAX_JSON_BYTES) -> object:
     """Parse checkpoint JSON (``NAME.json``, ``optimizer.json``) within size and nesting
     limits: CheckpointError naming ``where`` for anything else."""
     if len(data) > max_bytes:
         raise CheckpointError(f"{where} is {len(data)} bytes, over the {max_bytes}-byte limit")
     try:
-        value = json.loads(data)
+        value = json.loads(data, object_pairs_hook=_unique_keys)
+    except _RepeatedKey as err:
+        raise CheckpointError(f"{where} repeats the key {shown(str(err))}: each key appears once "
+                              f"(which one would count?)") from None
     except RecursionError:
         raise CheckpointError(f"{where} is nested deeper than {MAX_JSON_DEPTH} levels") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
