@@ -21,6 +21,7 @@ import copy
 import hashlib
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -160,6 +161,33 @@ def probe_archive(src: Path, folder: Path, rng: np.random.Generator) -> Counter:
     return results
 
 
+GIANT_NETWORKS = [  # the largest descriptions the metadata's own limits allow, and some in between
+    {"class": "RecurrentActorCriticPolicy", "kwargs": {"lstm_hidden_size": 4096, "n_lstm_layers": 8,
+                                                      "net_arch": [4096] * 8}},
+    {"class": "RecurrentActorCriticPolicy", "kwargs": {"lstm_hidden_size": 2048, "n_lstm_layers": 2}},
+    {"class": "MaskableActorCriticPolicy", "kwargs": {"net_arch": [4096] * 8}},
+    {"class": "MaskableActorCriticPolicy", "kwargs": {"net_arch": {"pi": [4096] * 8, "vf": []}}},
+    {"class": "MaskableActorCriticPolicy", "kwargs": {"net_arch": [2048, 2048]}},
+    {"class": "EventReaderPolicy", "kwargs": {"net_arch": [4096] * 8, "history_k": 256, "reader_hidden": 1024,
+                                             "reader_positions": 5}},
+]
+GIANT_TIMES: list[float] = []  # seconds per refused description
+
+
+def probe_giant_networks(src: Path, folder: Path) -> Counter:
+    """Metadata that declares a giant network over a small archive: refused before building."""
+    meta = json.loads(src.with_suffix(".json").read_text())
+    results: Counter = Counter()
+    for k, policy in enumerate(GIANT_NETWORKS):
+        ck = _fresh_copy(src, folder, f"giant{k}")
+        ck.with_suffix(".json").write_text(json.dumps({**meta, "policy": policy}))
+        _POLICY_CACHE.clear()
+        t0 = time.perf_counter()
+        results[outcome(lambda ck=ck: load_policy(ck, game="the_brain_v0", config={"num_players": 2}))] += 1
+        GIANT_TIMES.append(time.perf_counter() - t0)
+    return results
+
+
 def probe_optimizer(folder: Path) -> Counter:
     """Optimizer state (``--resume``): every param-group key set to hostile values."""
     net = torch.nn.Linear(3, 2)
@@ -293,6 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         rows["checkpoint metadata (NAME.json)"] = probe_metadata(src, folder / "ck")
         rows["checkpoint archive (NAME.zip)"] = probe_archive(src, folder / "ck", rng)
         rows["optimizer state (--resume)"] = probe_optimizer(folder / "ck")
+        rows["metadata-declared giant networks"] = probe_giant_networks(src, folder / "ck")
         rows["checkpoint at other options"] = probe_other_tables()
         rows["training config (YAML)"] = probe_configs(folder / "cfg")
         rows["env options (--set)"] = probe_env_options()
@@ -302,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, c in rows.items():
         print(f"| {name} | {sum(c.values())} | {c['clear error']} | {c['warned']} | {c['crash']} | "
               f"{c['silent accept']} | {c['accepted']} |")
+    print(f"\ngiant network descriptions: refused in {max(GIANT_TIMES):.3f} s at most; peak RSS of the whole "
+          f"probe {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     if args.json:
         print(json.dumps({k: dict(v) for k, v in rows.items()}, indent=2))
     return 0

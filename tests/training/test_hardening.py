@@ -150,6 +150,30 @@ def test_a_repeated_archive_member_is_refused(tmp_path, tiny_checkpoint):
         read_checkpoint(ck)
 
 
+@pytest.mark.parametrize("policy, message", [
+    ({"class": "RecurrentActorCriticPolicy",
+      "kwargs": {"lstm_hidden_size": 4096, "n_lstm_layers": 8, "net_arch": [4096] * 8}}, "over the 50,000,000"),
+    ({"class": "MaskableActorCriticPolicy", "kwargs": {"net_arch": [4096] * 8}}, "over the 50,000,000"),
+    ({"class": "MaskableActorCriticPolicy", "kwargs": {"net_arch": [1024, 1024]}},
+     "the description and the weights do not match"),
+])
+def test_a_giant_network_description_is_refused_before_it_is_built(tmp_path, tiny_checkpoint, monkeypatch,
+                                                                    policy, message):
+    """issue 44: a NAME.json declaring the largest allowed network made the loader build it
+    (66 s and 9.2 GiB of RSS) before comparing tensor shapes. The description is weighed
+    against a budget and against the archive's weights first: nothing is built."""
+    from braincards.training.agents import checkpoint_checks
+
+    ck = _copy(tiny_checkpoint, tmp_path / "giant")
+    meta = _meta(ck)
+    meta["policy"] = policy
+    _set_meta(ck, meta)
+    for cls in checkpoint_checks.POLICY_CLASSES.values():
+        monkeypatch.setattr(cls, "__init__", lambda *a, **k: pytest.fail("a network was built"))
+    with pytest.raises(CheckpointError, match=message):
+        load_policy(ck)
+
+
 # ---------------------------------------------------------------------------- weights
 def test_weights_that_overflow_are_refused_at_load(tmp_path, tiny_checkpoint):
     """All-3e38 weights are finite, but the network's outputs are not."""

@@ -55,6 +55,7 @@ from .checkpoint_checks import (
     READER_KWARGS,
     CheckpointConfigWarning,
     CheckpointError,
+    check_declared_size,
     check_finite,
     check_fits,
     check_forward,
@@ -438,7 +439,9 @@ def _check_pair(meta: dict, zip_path: Path, json_path: Path) -> None:
 
 
 def build_policy(meta: dict, tensors: dict, where: str):
-    """The policy network described by ``meta`` with ``tensors`` loaded (strict)."""
+    """The policy network described by ``meta`` with ``tensors`` loaded (strict); a
+    description larger than its weights is refused before anything is built."""
+    check_declared_size(meta, tensors, where)
     spec = meta["policy"]
     cls = POLICY_CLASSES[spec["class"]]
     kwargs = dict(spec["kwargs"])

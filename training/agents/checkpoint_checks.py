@@ -45,6 +45,7 @@ READER_KWARGS = ("history_k", "reader_hidden", "reader_positions")  # EventReade
 MAX_LAYER = 4096  # widest hidden layer / LSTM a checkpoint may ask for
 MAX_LAYERS = 8
 MAX_MEMBER_BYTES = 512 * 2**20  # refuse larger archive members before reading them
+MAX_PARAMETERS = 50_000_000  # the largest network a checkpoint may describe (200 MB of float32)
 MAX_JSON_BYTES = 4 * 2**20  # NAME.json and optimizer.json (a real one is a few KB)
 MAX_OBSERVATION = 2**20  # observation floats a checkpoint may declare (the envs use < 3,000)
 MAX_ACTIONS = 2**16  # actions a checkpoint may declare (the envs use < 300)
@@ -297,3 +298,37 @@ def config_differences(meta: dict, config: dict | None) -> list[str]:
         return []  # an option the env does not know: check_fits has refused it already
     return [f"{k}: trained {shown(trained[k])}, here {shown(here[k])}"
             for k in trained if trained[k] != here[k]]
+
+
+def declared_parameters(meta: dict) -> int:
+    """A lower bound on the parameters of the network ``meta`` describes, from its numbers
+    alone (the weight matrices of its LSTMs and hidden layers; biases and heads left out), so
+    that a description is weighed before anything is built."""
+    kwargs, features = meta["policy"]["kwargs"], int(meta["observation_shape"][0])
+    total = 0
+    if meta["policy"]["class"] == "RecurrentActorCriticPolicy":
+        hidden, layers = int(kwargs.get("lstm_hidden_size", 256)), int(kwargs.get("n_lstm_layers", 1))
+        one = 4 * hidden * (features + hidden) + (layers - 1) * 4 * hidden * 2 * hidden
+        critic = not kwargs.get("shared_lstm", False) and kwargs.get("enable_critic_lstm", True)
+        total, features = one * (2 if critic else 1), hidden
+    elif meta["policy"]["class"] == "EventReaderPolicy":  # its reader checks its own numbers, first thing
+        features = 0  # the reader's summary, whose width varies
+    arch = kwargs.get("net_arch", [])
+    heads = [arch.get("pi", []), arch.get("vf", [])] if isinstance(arch, dict) else [arch, arch]
+    for sizes in heads:
+        widths = [features, *(int(w) for w in sizes)]
+        total += sum(a * b for a, b in zip(widths, widths[1:], strict=False))
+    return total
+
+
+def check_declared_size(meta: dict, tensors: dict, where: str) -> None:
+    """Refuse a network description that is over :data:`MAX_PARAMETERS` or larger than the
+    weights that come with it, before it is built (building it is what costs)."""
+    declared = declared_parameters(meta)
+    held = sum(int(t.numel()) for t in tensors.values())
+    if declared > MAX_PARAMETERS:
+        raise CheckpointError(f"{where}: its network would have at least {declared:,} parameters, over the "
+                              f"{MAX_PARAMETERS:,} a checkpoint may describe")
+    if declared > held:
+        raise CheckpointError(f"{where}: its network would have at least {declared:,} parameters but its "
+                              f"archive holds {held:,}: the description and the weights do not match")
