@@ -5,7 +5,8 @@ Every writer goes through :func:`atomic_open`: the data goes to a hidden tempora
 the same folder, which is flushed, fsynced and then renamed over the target (``os.replace``
 is atomic on POSIX and Windows within one file system); the folder is fsynced too, so that
 the rename itself survives a power cut. A process killed mid-write (``kill -9``) leaves the
-old file intact and, at worst, a ``.NAME.tmp-*`` file beside it.
+old file intact and, at worst, a ``.NAME.tmp-*`` file beside it, which the next save of
+that file removes (:func:`clean_stale`). A write error (a full disk) names the file.
 """
 
 from __future__ import annotations
@@ -14,11 +15,34 @@ import contextlib
 import json
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 TEMP_MARK = ".tmp-"  # temporary files are ".{name}.tmp-{random}" in the target's folder
+STALE_S = 60.0  # a temporary file untouched this long is a killed save's: the next save removes it
+
+
+def _named(err: OSError, target: Path) -> OSError:
+    """``err`` naming ``target`` (a disk-full write error names no file of its own)."""
+    if err.filename is None and err.errno is not None:
+        return type(err)(err.errno, f"{err.strerror} (writing {target})", str(target))
+    return err
+
+
+def clean_stale(target: Path) -> list[Path]:
+    """Remove the temporary files that saves of ``target`` killed mid-write left beside it
+    (untouched for :data:`STALE_S` seconds; a save in progress keeps writing its own): the
+    save about to be made supersedes them. Returns them. Other files' temporaries are left:
+    one may be the only complete copy of a save cut between its renames."""
+    now, removed = time.time(), []
+    for tmp in target.parent.glob(f".{target.name}{TEMP_MARK}*"):
+        with contextlib.suppress(OSError):
+            if now - tmp.stat().st_mtime > STALE_S:
+                tmp.unlink()
+                removed.append(tmp)
+    return removed
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -44,6 +68,7 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, newline: str | None
         raise ValueError(f"atomic_open writes whole files: mode must be 'w' or 'wb', not {mode!r}")
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}{TEMP_MARK}", dir=target.parent)
     try:
         text = {"newline": newline, "encoding": encoding or "utf-8"} if mode == "w" else {}
@@ -54,6 +79,10 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, newline: str | None
         with contextlib.suppress(OSError):
             os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the usual mode
         os.replace(tmp, target)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise _named(err, target) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -79,10 +108,12 @@ def write_together(items: list[tuple[str | os.PathLike, bytes]]) -> list[Path]:
     (a checkpoint's metadata records its archive's digest)."""
     temps: list[tuple[str, Path]] = []
     renamed = 0
+    target = None
     try:
         for path, data in items:
             target = Path(path)
             target.parent.mkdir(parents=True, exist_ok=True)
+            clean_stale(target)
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}{TEMP_MARK}", dir=target.parent)
             temps.append((tmp, target))
             with open(fd, "wb") as fh:
@@ -94,11 +125,13 @@ def write_together(items: list[tuple[str | os.PathLike, bytes]]) -> list[Path]:
         for tmp, target in temps:
             os.replace(tmp, target)
             renamed += 1
-    except BaseException:
+    except BaseException as err:
         if not renamed:  # once one file is in place, the others stay complete under their
             for tmp, _ in temps:  # temporary names, for a reader to find (see above)
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+        if isinstance(err, OSError) and target is not None:
+            raise _named(err, target) from None
         raise
     for folder in dict.fromkeys(target.parent for _, target in temps):
         _fsync_dir(folder)

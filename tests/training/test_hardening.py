@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 import warnings
 import zipfile
 
@@ -295,3 +297,36 @@ def test_a_save_cut_between_its_renames_loses_nothing(tmp_path, tiny_checkpoint,
         tmp.unlink()
     with pytest.raises(CheckpointError, match=r"cut\.zip does not match its metadata .*cut\.json"):
         read_checkpoint(path)
+
+
+def test_a_killed_saves_temporary_files_go_at_the_next_save(tmp_path):
+    """issue 44: 46 kills left 12 temporary files (64 MB) in one run folder for ever. The
+    next save of a file removes its stale temporaries; a young one (a save in progress) and
+    other files' ones (maybe a save cut between its renames) stay."""
+    stale = [tmp_path / f".last.zip{files.TEMP_MARK}{k}" for k in range(3)] + [tmp_path / f".last.json{files.TEMP_MARK}x"]
+    young = tmp_path / f".last.zip{files.TEMP_MARK}young"
+    other = tmp_path / f".best.json{files.TEMP_MARK}old"
+    for path in [*stale, young, other]:
+        path.write_bytes(b"half a save")
+    for path in [*stale, other]:
+        os.utime(path, (time.time() - 2 * files.STALE_S,) * 2)
+    files.write_together([(tmp_path / "last.zip", b"zip"), (tmp_path / "last.json", b"{}")])
+    assert not any(p.exists() for p in stale) and young.exists() and other.exists()
+    files.write_text(tmp_path / "best.json", "{}")
+    assert not other.exists()
+
+
+def test_a_full_disk_names_the_file(tmp_path, monkeypatch):
+    """issue 44: a disk-full save said '[Errno 28] No space left on device' and no file."""
+    import errno
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    for write in (lambda: files.write_text(tmp_path / "evaluations.json", "{}"),
+                  lambda: files.write_together([(tmp_path / "best.zip", b"z"), (tmp_path / "best.json", b"{}")])):
+        with pytest.raises(OSError, match=r"No space left on device \(writing .*(evaluations\.json|best\.zip)\)") as err:
+            write()
+        assert err.value.errno == errno.ENOSPC and err.value.filename is not None
+    assert not list(tmp_path.iterdir())  # no temporary file left behind
