@@ -190,6 +190,31 @@ def test_weights_that_overflow_are_refused_at_load(tmp_path, tiny_checkpoint):
         load_policy(ck)
 
 
+def test_non_finite_logits_at_play_raise_instead_of_playing_the_first_action(tmp_path, tiny_checkpoint):
+    """issue 44: a relu network with weights of 1e20 and zero biases passes the load check on
+    the all-zero observation, but gives NaN logits on every real one; deterministic play then
+    picked the first legal action and stochastic play stopped on numpy's NaN probabilities."""
+    from braincards.envs import make
+
+    ck = _copy(tiny_checkpoint, tmp_path / "relu")
+
+    def huge(t):
+        for name, v in t.items():
+            v.fill_(0.0 if name.endswith("bias") else 1e20)
+
+    _rewrite_tensors(ck, huge)
+    meta = _meta(ck)
+    meta["policy"]["kwargs"]["activation_fn"] = "relu"
+    _set_meta(ck, meta)
+    env = make(meta["game"], **meta["env_config"])
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    for deterministic in (True, False):
+        policy = load_policy(ck, deterministic=deterministic)  # the zero observation is fine
+        with pytest.raises(ValueError, match="gives non-finite logits .* its weights are broken"):
+            policy.act(obs)
+
+
 @pytest.mark.parametrize("edit, message", [
     (lambda g: g.update(lr="abc"), "lr='abc' is not a finite number"),
     (lambda g: g.update(lr=float("nan")), "lr=nan is not a finite number"),

@@ -97,9 +97,7 @@ class CheckpointPolicy:
     def ranked_with_probabilities(self, observation: dict) -> tuple[list[int], np.ndarray]:
         """The legal actions, most likely first (ties in action order), and the network's
         probability of each (a softmax over the legal actions only), in the same order."""
-        obs = self._checked(observation)
-        legal = legal_actions(observation)
-        logits = self._logits(obs)[legal]
+        legal, logits = self._legal_logits(observation)
         order = np.argsort(-logits, kind="stable")
         p = np.exp(logits[order] - logits[order[0]])
         return [int(a) for a in legal[order]], p / p.sum()
@@ -114,10 +112,19 @@ class CheckpointPolicy:
             )
         return obs
 
-    def act(self, observation: dict, agent: str | None = None) -> int:
+    def _legal_logits(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions and the network's logits of them (a ValueError when the network
+        gives a non-finite one: broken weights must not silently play the first action)."""
         obs = self._checked(observation)
         legal = legal_actions(observation)
         logits = self._logits(obs)[legal]
+        if not np.isfinite(logits).all():
+            raise ValueError(f"policy {self.name} gives non-finite logits {logits[~np.isfinite(logits)][:3].tolist()} "
+                             f"for this observation (legal actions {legal.tolist()[:8]}): its weights are broken")
+        return legal, logits
+
+    def act(self, observation: dict, agent: str | None = None) -> int:
+        legal, logits = self._legal_logits(observation)
         if self.deterministic:
             return int(legal[int(np.argmax(logits))])
         p = np.exp(logits - logits.max())
