@@ -238,6 +238,42 @@ def test_optimizer_state_types_are_validated(tiny_checkpoint, tiny_model, edit, 
         load_optimizer_state(optimizer, (tensors, js), "test")
 
 
+def _first(tensors: dict, name: str) -> str:
+    return next(k for k in sorted(tensors) if k.endswith("." + name))
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t, js: t.update({_first(t, "exp_avg"): torch.zeros(3)}), r"exp_avg is \(3,\) torch.float32, the parameter"),
+    (lambda t, js: t.pop(_first(t, "exp_avg_sq")), r"has \['exp_avg', 'step'\]; Adam's are"),
+    (lambda t, js: t.update({_first(t, "exp_avg"): t[_first(t, "exp_avg")] * float("nan")}), "exp_avg holds non-finite"),
+    (lambda t, js: t.update({_first(t, "exp_avg_sq"): -t[_first(t, "exp_avg_sq")] - 1}), "exp_avg_sq holds non-finite or negative"),
+    (lambda t, js: t.update({_first(t, "step"): torch.tensor(-5.0)}), r"step=-5.0 is not a whole number"),
+    (lambda t, js: t.update({_first(t, "step"): torch.tensor(1e308, dtype=torch.float64)}), "step=1e\\+308 is not a whole"),
+    (lambda t, js: t.update({_first(t, "step"): torch.tensor(2.5)}), r"step=2.5 is not a whole number"),
+    (lambda t, js: t.update({"state.999.step": torch.tensor(1.0)}), "parameter 999: the optimizer has"),
+    (lambda t, js: js.setdefault("scalars", {}).update({"0.step": 1e308}), "step=1e\\+308 is not a whole"),
+])
+def test_every_field_of_a_resumed_optimizer_state_is_checked(tiny_checkpoint, tiny_model, edit, message):
+    """issue 44: a wrong-shape exp_avg, a missing exp_avg_sq or a negative step ended in a
+    traceback, and a step of 1e308 was accepted (the run then wrote a `last` its own loader
+    refused). Each is a CheckpointError naming the field, before anything is loaded."""
+    _, _, (tensors, js) = read_checkpoint(tiny_checkpoint, optimizer=True)
+    tensors, js = dict(tensors), json.loads(json.dumps(js))
+    edit(tensors, js)
+    optimizer = torch.optim.Adam(tiny_model.policy.parameters())
+    before = {k: v.clone() for k, v in optimizer.state_dict()["state"].items()} if optimizer.state else {}
+    with pytest.raises(CheckpointError, match=message):
+        load_optimizer_state(optimizer, (tensors, js), "test")
+    assert not optimizer.state and not before  # nothing was loaded
+
+
+def test_a_resumed_optimizer_state_that_fits_loads(tiny_checkpoint, tiny_model):
+    _, _, parts = read_checkpoint(tiny_checkpoint, optimizer=True)
+    optimizer = torch.optim.Adam(tiny_model.policy.parameters())
+    load_optimizer_state(optimizer, parts, "test")
+    assert len(optimizer.state) == len(parts[0]) // 3
+
+
 # ---------------------------------------------------------------------------- API path
 @pytest.mark.parametrize("key, value, message", [
     ("action_n", 10**100, r"action_n 1000+\.\.\.0+ \(not an integer in 1\.\.65536\)"),

@@ -62,6 +62,7 @@ from .checkpoint_checks import (
     check_members,
     check_network_description,
     check_optimizer_json,
+    check_optimizer_state,
     config_differences,
     load_json_limited,
 )
@@ -474,6 +475,10 @@ def load_optimizer_state(optimizer, parts: tuple, where: str) -> None:
         for key, v in js.get("scalars", {}).items():
             idx, name = key.split(".", 1)
             state.setdefault(int(idx), {})[name] = v
+    except (KeyError, ValueError, TypeError) as err:
+        raise CheckpointError(f"{where}: the optimizer state does not fit: {err}") from None
+    check_optimizer_state(optimizer, state, where)
+    try:
         optimizer.load_state_dict({"state": state, "param_groups": js["param_groups"]})
     except (KeyError, ValueError, TypeError) as err:
         raise CheckpointError(f"{where}: the optimizer state does not fit: {err}") from None

@@ -332,3 +332,35 @@ def check_declared_size(meta: dict, tensors: dict, where: str) -> None:
     if declared > held:
         raise CheckpointError(f"{where}: its network would have at least {declared:,} parameters but its "
                               f"archive holds {held:,}: the description and the weights do not match")
+
+
+MAX_OPTIMIZER_STEP = 10**12  # Adam's step count a resumed state may hold (a run is < 10**10 timesteps)
+
+
+def check_optimizer_state(optimizer, state: dict, where: str) -> None:
+    """Each parameter's resumed Adam state against the live optimizer: the parameter exists,
+    its state has Adam's fields, each moment has the parameter's shape and dtype and is
+    finite (the second moment not negative), and ``step`` is a whole number in
+    0..:data:`MAX_OPTIMIZER_STEP` (CheckpointError naming the field otherwise)."""
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    fields = {"step", "exp_avg", "exp_avg_sq"}
+    if any(group.get("amsgrad") for group in optimizer.param_groups):
+        fields.add("max_exp_avg_sq")
+    for idx, st in sorted(state.items()):
+        at = f"{where}: optimizer state of parameter {idx}"
+        if not 0 <= idx < len(params):
+            raise CheckpointError(f"{at}: the optimizer has {len(params)} parameters")
+        if set(st) != fields:
+            raise CheckpointError(f"{at} has {sorted(st)}; Adam's are {sorted(fields)}")
+        for name in sorted(fields - {"step"}):
+            t, want = st[name], params[idx]
+            if not torch.is_tensor(t) or tuple(t.shape) != tuple(want.shape) or t.dtype != want.dtype:
+                got = f"{tuple(t.shape)} {t.dtype}" if torch.is_tensor(t) else type(t).__name__
+                raise CheckpointError(f"{at}: {name} is {got}, the parameter {tuple(want.shape)} {want.dtype}")
+            if not bool(torch.isfinite(t).all()) or (name != "exp_avg" and bool((t < 0).any())):
+                raise CheckpointError(f"{at}: {name} holds non-finite{'' if name == 'exp_avg' else ' or negative'} values")
+        step = st["step"]
+        value = float(step) if (torch.is_tensor(step) and step.numel() == 1) or _is_number(step) else None
+        if value is None or not (math.isfinite(value) and value == int(value) and 0 <= value <= MAX_OPTIMIZER_STEP):
+            raise CheckpointError(f"{at}: step={shown(step if value is None else value)} is not a whole number "
+                                  f"in 0..{MAX_OPTIMIZER_STEP:,}")
