@@ -9,9 +9,11 @@ checkpoint fits a table (:func:`check_fits`, :func:`config_differences`).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 
+import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
@@ -159,27 +161,57 @@ def check_finite(tensors: dict, where: str) -> None:
             raise CheckpointError(f"{where}: tensor {shown(name)} holds non-finite values (NaN or inf)")
 
 
+PROBE_OBSERVATIONS = 16  # real observations the load check feeds a network, besides the zero one
+
+
+@functools.lru_cache(maxsize=64)
+def probe_observations(game: str, options: str, history_k: int) -> np.ndarray:
+    """The zero observation and :data:`PROBE_OBSERVATIONS` observations of a game at the given
+    table (``options``: its JSON), from seeded random play: the same set every time, for every
+    checkpoint of that table."""
+    spec = get_spec(game)
+    env = spec.table(spec.check_options(json.loads(options)), history_k)
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    rows = []
+    while len(rows) < PROBE_OBSERVATIONS:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.reset(seed=len(rows) + 1)
+            continue
+        obs = env.observe(agent)
+        rows.append(np.asarray(obs["observation"], np.float32))
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return np.stack([np.zeros_like(rows[0]), *rows])
+
+
 def check_forward(policy, meta: dict, where: str) -> None:
-    """One forward pass on an all-zero observation: weights that are finite but overflow
-    (e.g. all 3e38) are refused here, not at the first ``act()``."""
-    obs = torch.zeros(1, math.prod(meta["observation_shape"]))
+    """A forward pass on the zero observation and on observations of seeded play at the
+    checkpoint's own table (:func:`probe_observations`): weights that are finite but overflow
+    (all 3e38; relu layers of 1e20) are refused here, not at the first ``act()``."""
+    try:
+        seen = probe_observations(meta["game"], json.dumps(meta["env_config"], sort_keys=True),
+                                  int(meta.get("history_k") or 0))
+    except (ValueError, TypeError):  # a table the game refuses: check_fits says so
+        seen = np.zeros((1, math.prod(meta["observation_shape"])), np.float32)
+    obs = torch.as_tensor(seen[:, : math.prod(meta["observation_shape"])])
     try:
         with torch.no_grad():
             if isinstance(policy, RecurrentActorCriticPolicy):
                 n, _, hidden = policy.lstm_hidden_state_shape
-                state = (torch.zeros(n, 1, hidden), torch.zeros(n, 1, hidden))
-                dist, _ = policy.get_distribution(obs, state, torch.ones(1))
+                state = (torch.zeros(n, len(obs), hidden), torch.zeros(n, len(obs), hidden))
+                dist, _ = policy.get_distribution(obs, state, torch.ones(len(obs)))
                 value = torch.zeros(1)
             else:
                 dist = policy.get_distribution(obs)
                 value = policy.predict_values(obs)
             logits = dist.distribution.logits
     except (ValueError, RuntimeError) as err:  # torch's Categorical refuses NaN logits
-        raise CheckpointError(f"{where}: the network's output on a zero observation is not a "
-                              f"distribution: {str(err)[:200]}") from None
+        raise CheckpointError(f"{where}: the network's output on the zero observation and observations of "
+                              f"seeded play is not a distribution: {str(err)[:200]}") from None
     if not (bool(torch.isfinite(logits).all()) and bool(torch.isfinite(value).all())):
-        raise CheckpointError(f"{where}: the network's outputs on a zero observation are not "
-                              f"finite (NaN or inf): its weights overflow")
+        raise CheckpointError(f"{where}: the network's outputs on the zero observation and observations of "
+                              f"seeded play are not finite (NaN or inf): its weights overflow")
 
 
 def check_optimizer_json(optimizer, js, where: str) -> None:
