@@ -391,3 +391,29 @@ def test_a_full_disk_names_the_file(tmp_path, monkeypatch):
             write()
         assert err.value.errno == errno.ENOSPC and err.value.filename is not None
     assert not list(tmp_path.iterdir())  # no temporary file left behind
+
+
+def _write(path, text):
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("make_argv", [
+    lambda tmp, ck: ["train", _write(tmp / "syntax.yaml", "game: the_brain_v0\nenv: {num_players: 3\ntotal_timesteps: [1\n")],
+    lambda tmp, ck: ["train", _write(tmp / "values.yaml", "game: the_brain_v0\ntotal_timesteps: -1\nn_envs: 0\n"
+                                                         "ppo: {n_steps: 0, batch_size: x, gamma: 7, n_epochs: -2}\n")],
+    lambda tmp, ck: ["evaluate", "the_brain", "--set", "num_players=1", "--seat", str(ck), "--games", "1"],
+], ids=["yaml-syntax", "config-values", "weight-shapes"])
+def test_every_cli_error_is_at_most_three_lines(tmp_path, tiny_checkpoint, capsys, make_argv):
+    """issue 44: YAML syntax errors took 4-8 lines, config validation 2-3 and a weight-shape
+    mismatch up to 32."""
+    ck = _copy(tiny_checkpoint, tmp_path / "shapes")
+
+    def shrink(t):
+        for name in list(t)[:3]:
+            t[name] = torch.zeros(2, 2)
+
+    _rewrite_tensors(ck, shrink)
+    assert main(make_argv(tmp_path, ck)) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].startswith("braincards: error:") and 1 <= len(err) <= 3, err

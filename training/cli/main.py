@@ -124,8 +124,23 @@ def _install_hint(err: ModuleNotFoundError) -> str:
     return text
 
 
+MAX_ERROR_LINES = 3
+MAX_ERROR_CHARS = 600  # of the last line, which holds what did not fit in the others
+
+
+def fold(message: str) -> str:
+    """``message`` in at most :data:`MAX_ERROR_LINES` lines: blank lines and runs of spaces
+    go, and what would come after the last line is joined onto it with ``; ``."""
+    lines = [" ".join(line.split()) for line in str(message).splitlines() if line.strip()] or [""]
+    if len(lines) > MAX_ERROR_LINES:
+        lines = lines[: MAX_ERROR_LINES - 1] + ["; ".join(lines[MAX_ERROR_LINES - 1 :])]
+    if len(lines[-1]) > MAX_ERROR_CHARS:
+        lines[-1] = lines[-1][: MAX_ERROR_CHARS - 3] + "..."
+    return "\n".join(lines)
+
+
 def _error(message: str) -> None:
-    print(f"braincards: error: {message}", file=sys.stderr)
+    print(f"braincards: error: {fold(message)}", file=sys.stderr)
 
 
 def _stdout_gone() -> int:

@@ -127,6 +127,17 @@ def _load_yaml(text: str) -> Any:
         loader.dispose()
 
 
+def _yaml_problem(err: yaml.YAMLError) -> str:
+    """A YAML error in one line: its problem and where (line and column, from 1)."""
+    problem = getattr(err, "problem", None)
+    mark = getattr(err, "problem_mark", None)
+    if problem is None:
+        return shorten(" ".join(str(err).split()), 1000)
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    context = getattr(err, "context", None)
+    return shorten(f"{problem}{where}" + (f", {context}" if context else ""), 1000)
+
+
 def _parse_yaml(text: str, label: str) -> Any:
     """:func:`_load_yaml` with every failure a one-line ValueError that starts with ``label``."""
     try:
@@ -134,7 +145,7 @@ def _parse_yaml(text: str, label: str) -> Any:
     except _Refused as err:
         raise ValueError(f"{label} {err}") from None
     except yaml.YAMLError as err:
-        raise ValueError(f"{label} is not valid YAML: {shorten(str(err), 1000)}") from None
+        raise ValueError(f"{label} is not valid YAML: {_yaml_problem(err)}") from None
     except ValueError as err:  # a value that cannot be built, e.g. an int past Python's digit limit
         raise ValueError(f"{label} has a value that cannot be read: {shorten(str(err), 2 * SHOWN_CHARS)}") from None
 
