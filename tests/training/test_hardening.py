@@ -6,6 +6,7 @@ Every test here fails on the code before issue 20."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -231,6 +232,7 @@ def test_non_finite_logits_at_play_raise_instead_of_playing_the_first_action(tin
     obs = env.observe(env.agent_selection)
     for deterministic in (True, False):
         policy = load_policy(tiny_checkpoint, deterministic=deterministic)
+        policy.network = copy.deepcopy(policy.network)  # loaded networks are shared: break a copy
         with torch.no_grad():
             for p in policy.network.parameters():
                 p.fill_(float("nan"))  # broken after the load check

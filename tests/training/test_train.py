@@ -716,3 +716,26 @@ def test_sb3_network_options_are_refused_by_rllib(key, section, value):
     base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64}
     with pytest.raises(ValueError, match=f"{key} is an option of the SB3 backend"):
         check_rllib_backend(parse_train_config({**base, section: value}))
+
+
+def test_a_run_reads_each_checkpoint_back_after_writing_it(tmp_path, monkeypatch):
+    """issue 44: a resumed step of 1e308 made a run write a `last` its own loader refused, and
+    the run exited 0. Every checkpoint a run writes is now read back as its loader will: one
+    that would be refused stops the run there."""
+    from braincards.training.learning import sb3
+
+    real = sb3.save_checkpoint
+
+    def broken(model, path, *args, **kwargs):
+        real(model, path, *args, **kwargs)
+        if Path(path).name == "last":  # a save the loader will refuse
+            meta = json.loads(Path(f"{path}.json").read_text())
+            meta["history_k"] = -1
+            Path(f"{path}.json").write_text(json.dumps(meta))
+
+    monkeypatch.setattr(sb3, "save_checkpoint", broken)
+    cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
+                              "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
+                              "evaluation": {"every": 64, "games": 2}})
+    with pytest.raises(CheckpointError, match="last"):
+        train(cfg, tmp_path / "x", progress=False, log=_quiet)

@@ -61,8 +61,7 @@ from .checkpoint_checks import (
     check_forward,
     check_members,
     check_network_description,
-    check_optimizer_json,
-    check_optimizer_state,
+    checked_optimizer_state,
     config_differences,
     load_json_limited,
 )
@@ -463,25 +462,24 @@ def build_policy(meta: dict, tensors: dict, where: str):
 
 
 def load_optimizer_state(optimizer, parts: tuple, where: str) -> None:
-    """Restore an optimizer from ``read_checkpoint(..., optimizer=True)``'s parts, its JSON
+    """Restore an optimizer from ``read_checkpoint(..., optimizer=True)``'s parts, every field
     checked against the optimizer first (CheckpointError naming what does not fit)."""
-    tensors, js = parts
-    check_optimizer_json(optimizer, js, where)
+    state = checked_optimizer_state(optimizer, parts, where)
     try:
-        state: dict = {}
-        for key, t in tensors.items():
-            _, idx, name = key.split(".", 2)
-            state.setdefault(int(idx), {})[name] = t
-        for key, v in js.get("scalars", {}).items():
-            idx, name = key.split(".", 1)
-            state.setdefault(int(idx), {})[name] = v
+        optimizer.load_state_dict({"state": state, "param_groups": parts[1]["param_groups"]})
     except (KeyError, ValueError, TypeError) as err:
         raise CheckpointError(f"{where}: the optimizer state does not fit: {err}") from None
-    check_optimizer_state(optimizer, state, where)
-    try:
-        optimizer.load_state_dict({"state": state, "param_groups": js["param_groups"]})
-    except (KeyError, ValueError, TypeError) as err:
-        raise CheckpointError(f"{where}: the optimizer state does not fit: {err}") from None
+
+
+def verify_saved(path: str | os.PathLike, optimizer=None) -> None:
+    """Read a checkpoint just written back as its loader will (its files, its network built and
+    fed, its optimizer state checked against ``optimizer``), without drawing from torch's
+    generator: a run never leaves a checkpoint its own loader refuses."""
+    meta, tensors, parts = read_checkpoint(path, optimizer=optimizer is not None)
+    with torch.random.fork_rng(devices=[]):
+        build_policy(meta, tensors, f"saved checkpoint {path}")
+    if parts is not None:
+        checked_optimizer_state(optimizer, parts, f"saved checkpoint {path}")
 
 
 def load_checkpoint_policy(path: str | os.PathLike):

@@ -192,7 +192,8 @@ def check_forward(policy, meta: dict, where: str) -> None:
     try:
         seen = probe_observations(meta["game"], json.dumps(meta["env_config"], sort_keys=True),
                                   int(meta.get("history_k") or 0))
-    except (ValueError, TypeError):  # a table the game refuses: check_fits says so
+    except (KeyError, ValueError, TypeError):  # a learner's snapshot names no table; a table
+        # the game refuses is check_fits' to say
         seen = np.zeros((1, math.prod(meta["observation_shape"])), np.float32)
     obs = torch.as_tensor(seen[:, : math.prod(meta["observation_shape"])])
     try:
@@ -396,3 +397,23 @@ def check_optimizer_state(optimizer, state: dict, where: str) -> None:
         if value is None or not (math.isfinite(value) and value == int(value) and 0 <= value <= MAX_OPTIMIZER_STEP):
             raise CheckpointError(f"{at}: step={shown(step if value is None else value)} is not a whole number "
                                   f"in 0..{MAX_OPTIMIZER_STEP:,}")
+
+
+def checked_optimizer_state(optimizer, parts: tuple, where: str) -> dict:
+    """The per-parameter state of ``read_checkpoint(..., optimizer=True)``'s parts, its JSON
+    and every field checked against ``optimizer`` (:func:`check_optimizer_json`,
+    :func:`check_optimizer_state`)."""
+    tensors, js = parts
+    check_optimizer_json(optimizer, js, where)
+    state: dict = {}
+    try:
+        for key, t in tensors.items():
+            _, idx, name = key.split(".", 2)
+            state.setdefault(int(idx), {})[name] = t
+        for key, v in js.get("scalars", {}).items():
+            idx, name = key.split(".", 1)
+            state.setdefault(int(idx), {})[name] = v
+    except (KeyError, ValueError, TypeError) as err:
+        raise CheckpointError(f"{where}: the optimizer state does not fit: {err}") from None
+    check_optimizer_state(optimizer, state, where)
+    return state

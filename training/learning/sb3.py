@@ -49,6 +49,7 @@ from ..agents.checkpoint import (
     network_description,
     read_checkpoint,
     save_checkpoint,
+    verify_saved,
 )
 from ..agents.event_reader import EventReaderPolicy
 from ..agents.layers import use_bfloat16_training, use_sparse_input
@@ -323,7 +324,7 @@ class Trainer:
         meta = learner_metadata(self.model, self.cfg)
         tensors = detached_state(self.model.policy)
         self.venv.env_method("add_snapshot", f"snapshot@{ts}", meta, tensors)
-        save_checkpoint(self.model, self.out / SNAPSHOTS / str(ts), **self._meta_kwargs())
+        self._save(self.out / SNAPSHOTS / str(ts))
 
     def restore_snapshots(self, resumed: str) -> None:
         """``--resume``: put back the snapshots the resumed run had taken by the checkpoint's
@@ -373,7 +374,13 @@ class Trainer:
     def save_last(self, evaluation: dict | None) -> None:
         """``last`` (with the optimizer, for --resume), with its evaluation once it has one."""
         extra = {} if evaluation is None else {"evaluation": evaluation}
-        save_checkpoint(self.model, self.out / "last", optimizer=True, **self._meta_kwargs(), **extra)
+        self._save(self.out / "last", optimizer=True, **extra)
+
+    def _save(self, path: Path, optimizer: bool = False, **kwargs) -> None:
+        """Save a checkpoint of the run, then read it back as its loader will: a run never
+        leaves a checkpoint its own loader refuses."""
+        save_checkpoint(self.model, path, optimizer=optimizer, **self._meta_kwargs(), **kwargs)
+        verify_saved(path, self.model.policy.optimizer if optimizer else None)
 
     def _record(self, entry: dict, logger, weights: dict | None) -> None:
         """Add an evaluation to the history, the log and TensorBoard, and save ``best`` if it
@@ -387,13 +394,12 @@ class Trainer:
             self.best_score = entry["primary"]
             self.best = entry
             if weights is None:
-                save_checkpoint(self.model, self.out / "best", **self._meta_kwargs(), evaluation=entry)
+                self._save(self.out / "best", evaluation=entry)
             else:  # a background evaluation's weights, saved whenever its result came back: the
                 # check that they build the network must not draw from torch's generator then,
                 # or the run would depend on the timing
                 with torch.random.fork_rng(devices=[]):
-                    save_checkpoint(self.model, self.out / "best", **self._meta_kwargs(), evaluation=entry,
-                                    timesteps=entry["timesteps"], state_dict=weights)
+                    self._save(self.out / "best", evaluation=entry, timesteps=entry["timesteps"], state_dict=weights)
         self.log(f"[{entry['timesteps']} timesteps] " + ", ".join(
             f"{k} {fmt_interval(v['win_rate'])} (score {v['mean_score']['value']:.1f})"
             for k, v in entry.items() if k not in ("primary", "timesteps")))
