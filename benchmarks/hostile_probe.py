@@ -52,10 +52,20 @@ MAX_MESSAGE = 2000  # a clear error is short
 MAX_SECONDS = 5.0
 
 
+SECONDS: list[float] = []  # of every input, in order
+
+
 def outcome(fn, *, bad: bool = True) -> str:
     """'clear error', 'crash' (another exception, an overlong message, a hang), 'silent
     accept' (a bad input that passed without error or warning) or 'warned'."""
     t0 = time.perf_counter()
+    try:
+        return _outcome(fn, bad, t0)
+    finally:
+        SECONDS.append(time.perf_counter() - t0)
+
+
+def _outcome(fn, bad: bool, t0: float) -> str:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -171,7 +181,6 @@ GIANT_NETWORKS = [  # the largest descriptions the metadata's own limits allow, 
     {"class": "EventReaderPolicy", "kwargs": {"net_arch": [4096] * 8, "history_k": 256, "reader_hidden": 1024,
                                              "reader_positions": 5}},
 ]
-GIANT_TIMES: list[float] = []  # seconds per refused description
 
 
 def probe_giant_networks(src: Path, folder: Path) -> Counter:
@@ -182,9 +191,7 @@ def probe_giant_networks(src: Path, folder: Path) -> Counter:
         ck = _fresh_copy(src, folder, f"giant{k}")
         ck.with_suffix(".json").write_text(json.dumps({**meta, "policy": policy}))
         _POLICY_CACHE.clear()
-        t0 = time.perf_counter()
         results[outcome(lambda ck=ck: load_policy(ck, game="the_brain_v0", config={"num_players": 2}))] += 1
-        GIANT_TIMES.append(time.perf_counter() - t0)
     return results
 
 
@@ -204,6 +211,80 @@ def probe_optimizer(folder: Path) -> Counter:
             same = value == js["param_groups"][0][key] and type(value) is type(js["param_groups"][0][key])
             results[outcome(lambda bad=bad, fresh=fresh: load_optimizer_state(fresh, (tensors, bad), "probe"),
                             bad=not same)] += 1
+    return results
+
+
+STATE_EDITS = {  # a resumed Adam state's fields, each broken one way
+    "exp_avg of another shape": lambda t, js: t.update({"state.0.exp_avg": torch.zeros(7)}),
+    "exp_avg_sq missing": lambda t, js: t.pop("state.0.exp_avg_sq"),
+    "exp_avg NaN": lambda t, js: t.update({"state.0.exp_avg": t["state.0.exp_avg"] * float("nan")}),
+    "exp_avg_sq negative": lambda t, js: t.update({"state.0.exp_avg_sq": -1 - t["state.0.exp_avg_sq"]}),
+    "exp_avg float64": lambda t, js: t.update({"state.0.exp_avg": t["state.0.exp_avg"].double()}),
+    "step negative": lambda t, js: t.update({"state.0.step": torch.tensor(-1.0)}),
+    "step 1e308 (tensor)": lambda t, js: t.update({"state.0.step": torch.tensor(1e308, dtype=torch.float64)}),
+    "step 1e308 (scalar)": lambda t, js: js["scalars"].update({"0.step": 1e308}),
+    "step 2.5": lambda t, js: t.update({"state.0.step": torch.tensor(2.5)}),
+    "a parameter that is not there": lambda t, js: t.update({"state.9.step": torch.tensor(1.0)}),
+}
+
+
+def probe_optimizer_fields() -> Counter:
+    """Optimizer state (``--resume``): each field of a parameter's Adam state broken."""
+    net = torch.nn.Linear(3, 2)
+    opt = torch.optim.Adam(net.parameters())
+    net(torch.ones(1, 3)).sum().backward()
+    opt.step()
+    tensors, js = _optimizer_parts(opt)
+    js.setdefault("scalars", {})
+    results: Counter = Counter()
+    for edit in STATE_EDITS.values():
+        t, bad = dict(tensors), copy.deepcopy(js)
+        edit(t, bad)
+        fresh = torch.optim.Adam(torch.nn.Linear(3, 2).parameters())
+        results[outcome(lambda t=t, bad=bad, fresh=fresh: load_optimizer_state(fresh, (t, bad), "probe"))] += 1
+    return results
+
+
+def probe_real_observation_weights(src: Path, folder: Path) -> Counter:
+    """Weights that pass on the zero observation but overflow on real ones (relu layers of
+    1e20 with zero biases), and tanh nets of huge weights: refused at load."""
+    with zipfile.ZipFile(src.with_suffix(".zip")) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    results: Counter = Counter()
+    for k, (activation, weight) in enumerate([("relu", 1e20), ("relu", 1e30), ("relu", 1e38), ("tanh", 3e38)]):
+        t = {name: torch.zeros_like(v) if name.endswith("bias") else torch.full_like(v, weight)
+             for name, v in load(members["policy.safetensors"]).items()}
+        ck = _fresh_copy(src, folder, f"real{k}")
+        _rewrite(ck, {**members, "policy.safetensors": save(t)}, True)
+        edited = json.loads(ck.with_suffix(".json").read_text())
+        edited["policy"]["kwargs"]["activation_fn"] = activation
+        ck.with_suffix(".json").write_text(json.dumps(edited))
+        _POLICY_CACHE.clear()
+        results[outcome(lambda ck=ck: load_policy(ck))] += 1
+    return results
+
+
+def probe_repeats(src: Path, folder: Path) -> Counter:
+    """A zip member or a JSON key given twice (the last one used to win)."""
+    with zipfile.ZipFile(src.with_suffix(".zip")) as zf:
+        members = [(n, zf.read(n)) for n in zf.namelist()]
+    text = src.with_suffix(".json").read_text().rstrip()
+    results: Counter = Counter()
+    for k, key in enumerate(["game", "policy", "observation_shape", "action_n", "env_config", "history_k"]):
+        ck = _fresh_copy(src, folder, f"key{k}")
+        meta = json.loads(text)
+        ck.with_suffix(".json").write_text(text[:-1] + f", {json.dumps(key)}: {json.dumps(meta[key])}}}")
+        results[outcome(lambda ck=ck: load_policy(ck))] += 1
+    ck = _fresh_copy(src, folder, "member")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with zipfile.ZipFile(ck.with_suffix(".zip"), "w") as zf:
+            for n, b in members + members[:1]:
+                zf.writestr(n, b)
+    meta = json.loads(ck.with_suffix(".json").read_text())
+    meta["archive_sha256"] = hashlib.sha256(ck.with_suffix(".zip").read_bytes()).hexdigest()
+    ck.with_suffix(".json").write_text(json.dumps(meta))
+    results[outcome(lambda: load_policy(ck))] += 1
     return results
 
 
@@ -312,27 +393,36 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
     src = Path(str(resolve_checkpoint("the_brain/ppo_2p")))
-    rows = {}
+    rows, slowest, peak = {}, {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "ck").mkdir()
         (folder / "cfg").mkdir()
         _POLICY_CACHE.clear()
-        rows["checkpoint metadata (NAME.json)"] = probe_metadata(src, folder / "ck")
-        rows["checkpoint archive (NAME.zip)"] = probe_archive(src, folder / "ck", rng)
-        rows["optimizer state (--resume)"] = probe_optimizer(folder / "ck")
-        rows["metadata-declared giant networks"] = probe_giant_networks(src, folder / "ck")
-        rows["checkpoint at other options"] = probe_other_tables()
-        rows["training config (YAML)"] = probe_configs(folder / "cfg")
-        rows["env options (--set)"] = probe_env_options()
-        rows["actions (non-integer types)"] = probe_actions()
-    print("| probe family | inputs | clear errors | warned | crashes | silent accepts | accepted (valid) |")
-    print("|---|---|---|---|---|---|---|")
+        families = {
+            "checkpoint metadata (NAME.json)": lambda: probe_metadata(src, folder / "ck"),
+            "checkpoint archive (NAME.zip)": lambda: probe_archive(src, folder / "ck", rng),
+            "optimizer state (--resume)": lambda: probe_optimizer(folder / "ck"),
+            "metadata-declared giant networks": lambda: probe_giant_networks(src, folder / "ck"),
+            "optimizer state fields (--resume)": probe_optimizer_fields,
+            "weights that overflow on real observations": lambda: probe_real_observation_weights(src, folder / "ck"),
+            "repeated zip members and JSON keys": lambda: probe_repeats(src, folder / "ck"),
+            "checkpoint at other options": probe_other_tables,
+            "training config (YAML)": lambda: probe_configs(folder / "cfg"),
+            "env options (--set)": probe_env_options,
+            "actions (non-integer types)": probe_actions,
+        }
+        for name, probe in families.items():
+            start = len(SECONDS)
+            rows[name] = probe()
+            slowest[name] = max(SECONDS[start:], default=0.0)
+            peak[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print("| probe family | inputs | clear errors | warned | crashes | silent accepts | accepted (valid) "
+          "| slowest input (s) | peak RSS after it (MB) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, c in rows.items():
         print(f"| {name} | {sum(c.values())} | {c['clear error']} | {c['warned']} | {c['crash']} | "
-              f"{c['silent accept']} | {c['accepted']} |")
-    print(f"\ngiant network descriptions: refused in {max(GIANT_TIMES):.3f} s at most; peak RSS of the whole "
-          f"probe {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+              f"{c['silent accept']} | {c['accepted']} | {slowest[name]:.3f} | {peak[name]:.0f} |")
     if args.json:
         print(json.dumps({k: dict(v) for k, v in rows.items()}, indent=2))
     return 0
