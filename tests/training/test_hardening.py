@@ -114,16 +114,24 @@ def test_oversized_metadata_is_refused(tmp_path, tiny_checkpoint):
         read_metadata(ck)
 
 
-def test_deeply_nested_optimizer_json_is_refused(tmp_path, tiny_checkpoint):
-    ck = _copy(tiny_checkpoint, tmp_path / "deepopt")
+def _edit_members(ck, edit) -> None:
+    """Rewrite a checkpoint's archive with ``edit(members)`` (a list of (name, bytes)) and
+    record its digest, as one who edits both files would."""
     zp = ck.with_suffix(".zip")
     with zipfile.ZipFile(zp) as zf:
-        members = {n: zf.read(n) for n in zf.namelist()}
-    members["optimizer.json"] = b"[" * 200_000 + b"]" * 200_000
-    with zipfile.ZipFile(zp, "w") as zf:
-        for n, b in members.items():
-            zf.writestr(n, b)
+        members = [(n, zf.read(n)) for n in zf.namelist()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns about a duplicate name it writes
+        with zipfile.ZipFile(zp, "w") as zf:
+            for n, b in edit(members):
+                zf.writestr(n, b)
     reseal(ck)
+
+
+def test_deeply_nested_optimizer_json_is_refused(tmp_path, tiny_checkpoint):
+    ck = _copy(tiny_checkpoint, tmp_path / "deepopt")
+    nested = b"[" * 200_000 + b"]" * 200_000
+    _edit_members(ck, lambda members: [(n, nested if n == "optimizer.json" else b) for n, b in members])
     with pytest.raises(CheckpointError, match="optimizer.json is nested deeper"):
         read_checkpoint(ck, optimizer=True)
 
@@ -140,15 +148,7 @@ def test_a_repeated_metadata_key_is_refused(tmp_path, tiny_checkpoint):
 def test_a_repeated_archive_member_is_refused(tmp_path, tiny_checkpoint):
     """issue 44: a zip holding policy.safetensors twice was read, the last copy winning."""
     ck = _copy(tiny_checkpoint, tmp_path / "twice")
-    zp = ck.with_suffix(".zip")
-    with zipfile.ZipFile(zp) as zf:
-        members = [(n, zf.read(n)) for n in zf.namelist()]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # zipfile warns about the duplicate name it writes
-        with zipfile.ZipFile(zp, "w") as zf:
-            for n, b in members + members[:1]:
-                zf.writestr(n, b)
-    reseal(ck)
+    _edit_members(ck, lambda members: members + members[:1])
     with pytest.raises(CheckpointError, match=r"holds \['policy.safetensors'\] more than once"):
         read_checkpoint(ck)
 
