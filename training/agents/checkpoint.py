@@ -55,6 +55,7 @@ from .checkpoint_checks import (
     READER_KWARGS,
     CheckpointConfigWarning,
     CheckpointError,
+    check_declared_budget,
     check_declared_size,
     check_finite,
     check_fits,
@@ -378,6 +379,7 @@ def _read_metadata_file(json_path: Path) -> dict:
         raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: " + "; ".join(bad))
     meta["history_k"] = k or 0
     check_network_description(meta["policy"], str(json_path))
+    check_declared_budget(meta, f"checkpoint metadata {json_path}")
     reader_k = meta["policy"]["kwargs"].get("history_k")
     if reader_k is not None and reader_k != meta["history_k"]:
         raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: the policy reads history_k="

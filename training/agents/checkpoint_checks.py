@@ -354,14 +354,21 @@ def declared_parameters(meta: dict) -> int:
     return total
 
 
-def check_declared_size(meta: dict, tensors: dict, where: str) -> None:
-    """Refuse a network description that is over :data:`MAX_PARAMETERS` or larger than the
-    weights that come with it, before it is built (building it is what costs)."""
+def check_declared_budget(meta: dict, where: str) -> None:
+    """Refuse a network description over :data:`MAX_PARAMETERS`, from the metadata alone
+    (before the archive is read, let alone the network built)."""
     declared = declared_parameters(meta)
-    held = sum(int(t.numel()) for t in tensors.values())
     if declared > MAX_PARAMETERS:
         raise CheckpointError(f"{where}: its network would have at least {declared:,} parameters, over the "
                               f"{MAX_PARAMETERS:,} a checkpoint may describe")
+
+
+def check_declared_size(meta: dict, tensors: dict, where: str) -> None:
+    """Refuse a network description over :data:`MAX_PARAMETERS` or larger than the weights
+    that come with it, before it is built (building it is what costs)."""
+    check_declared_budget(meta, where)
+    declared = declared_parameters(meta)
+    held = sum(int(t.numel()) for t in tensors.values())
     if declared > held:
         raise CheckpointError(f"{where}: its network would have at least {declared:,} parameters but its "
                               f"archive holds {held:,}: the description and the weights do not match")
