@@ -1,4 +1,4 @@
-"""Brainwaves: The Brilliant Boar's deck as data (RULINGS R-W1).
+"""Brainwaves: The Brilliant Boar's deck as data (ruling R-W1, see docs/rulings.md).
 
 54 animal cards = 9 motifs x 6 copies. Card id = motif * 6 + copy, so the motif of a card
 is ``card // 6``. Copies of one motif are interchangeable in play; the ids exist so that

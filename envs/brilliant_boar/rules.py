@@ -1,4 +1,4 @@
-"""Brainwaves: The Brilliant Boar: pure rules engine (rulebook + RULINGS R-W1..R-W9).
+"""Brainwaves: The Brilliant Boar: pure rules engine (rulings R-W1..R-W9, see docs/rulings.md).
 
 Plain Python over small ints and lists: no PettingZoo, gymnasium or numpy. A game is a
 :class:`State`; :func:`legal_actions` lists what the seat to move may do and

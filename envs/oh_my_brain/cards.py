@@ -1,4 +1,4 @@
-"""Oh My Brain's deck as data (RULINGS R-O2).
+"""Oh My Brain's deck as data (ruling R-O2, see docs/rulings.md).
 
 Cards have values 0-19. Copies of one value are identical, so the engine identifies a
 card by its value: a hand or graveyard is a count per value, and a scripted deck is a list

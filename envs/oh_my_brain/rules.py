@@ -1,4 +1,4 @@
-"""Oh My Brain: pure rules engine (rulebook + RULINGS R-O1..R-O11).
+"""Oh My Brain: pure rules engine (rulings R-O1..R-O11, see docs/rulings.md).
 
 Plain Python over small ints and lists: no PettingZoo, gymnasium or numpy. A game is a
 :class:`State`; :func:`legal_actions` lists what the seat to move may do and

@@ -1,4 +1,4 @@
-"""The Brain's deck as data (RULINGS R-B1).
+"""The Brain's deck as data (ruling R-B1, see docs/rulings.md).
 
 36 unique cards = 6 objects x 6 colors. Card id = object * 6 + color. Every card has
 one action; the remove cards name the object or color they remove. The table is the

@@ -1,4 +1,4 @@
-"""The Brain: pure rules engine (English rulebook + RULINGS R-B1..R-B9).
+"""The Brain: pure rules engine (English rules + rulings R-B1..R-B9, see docs/rulings.md).
 
 Plain Python over small ints and lists: no PettingZoo, gymnasium or numpy. A game is a
 :class:`State`; :func:`legal_actions` lists what the seat to move may do and
