@@ -151,3 +151,21 @@ def test_a_bad_new_game_is_refused_and_creates_nothing(client, app, body):
 def test_game_ids_are_unguessable_tokens(client):
     ids = {new_game(client, "the_brain", {"num_players": 1}, ["human"], seed=s)[0] for s in range(5)}
     assert len(ids) == 5 and all(len(i) >= 24 for i in ids)
+
+
+def test_a_checkpoint_seat_brings_its_own_table_unless_the_page_set_one(client, app):
+    """Quiet defaults: with no option set but the player count, the game takes the options its
+    checkpoint was trained with, and the page says so; with other options set, the page (not
+    the server's log) says once that the checkpoint plays away from its table."""
+    seats = ["human", "the_brain/ppo_3p", "the_brain/ppo_3p"]
+    gid, view = new_game(client, "the_brain", {"num_players": 3}, seats)
+    assert app.state.store.get(gid).config["difficulty"] == "robber"
+    assert view["notes"] == ["the table takes the options the_brain/ppo_3p was trained with "
+                             "(difficulty='robber'); set table options to choose others"]
+    gid, view = new_game(client, "the_brain", {"num_players": 3, "difficulty": "amateur"}, seats)
+    assert app.state.store.get(gid).config["difficulty"] == "amateur"
+    assert view["notes"] == ["checkpoint the_brain/ppo_3p was trained for other options than this table's: "
+                             "difficulty: trained 'robber', here 'amateur'"]
+    assert len(client.get(f"/api/games/{gid}").json()["notes"]) == 1  # every view of the game keeps it
+    _, view = new_game(client, "the_brain", {"num_players": 3}, ["human", "heuristic", "greedy"])
+    assert view["notes"] == []

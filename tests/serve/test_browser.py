@@ -106,3 +106,15 @@ def test_a_study_run_of_two_games_writes_its_csv(web_page, tmp_path):
     rows = list(csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines()))
     assert [(r["participant"], r["condition"]) for r in rows] == [("p-07", "cond-learned"), ("p-07", "cond-rules")]
     assert all(float(r["decision_time_mean_s"]) >= 0 for r in rows)
+
+
+def test_the_page_says_which_table_a_checkpoint_partner_plays_at(web_page, live_server):
+    """The options left as the page shows them: the partners' training table, said on the
+    page; a difficulty the player changed: the warning is on the page."""
+    page = web_page
+    seats = ["human", "the_brain/ppo_3p", "the_brain/ppo_3p"]
+    start_game(page, live_server.url, "the_brain_v0", {"num_players": 3}, seats, 4)
+    assert "trained with (difficulty='robber')" in page.inner_text("p.note")
+    screenshot(page, "the-brain-note-adopted")
+    start_game(page, live_server.url, "the_brain_v0", {"num_players": 3, "difficulty": "cat_burglar"}, seats, 4)
+    assert "difficulty: trained 'robber', here 'cat_burglar'" in page.inner_text("p.note")

@@ -332,6 +332,33 @@ def test_the_cli_warns_in_one_line_and_a_flag_silences_it(capsys):
     assert "warning" not in capsys.readouterr().err
 
 
+def test_a_checkpoint_seated_with_no_table_options_brings_its_own_table(capsys, tmp_path):
+    """Quiet defaults: no --config, --set or --players: the table takes the options the
+    checkpoint was trained with, in one line; options that differ warn once per checkpoint,
+    however many seats and tables it plays."""
+    seats = ["--seat", "the_brain/ppo_3p"] * 3
+    assert main(["evaluate", "the_brain", *seats, "--games", "2", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert err.splitlines() == ["braincards: the table takes the options the_brain/ppo_3p was trained with "
+                                "(difficulty='robber'); set table options to choose others"]
+    assert "difficulty=robber" in out.splitlines()[0]
+    assert main(["evaluate", "the_brain", *seats, "--set", "difficulty=amateur", "--games", "2", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["braincards: warning: checkpoint the_brain/ppo_3p was trained for other options "
+                                "than this table's: difficulty: trained 'robber', here 'amateur'"]
+    # two checkpoints trained at different tables: the game's defaults, and each one's warning once
+    assert main(["crossplay", "the_brain", "the_brain/ppo_3p", "the_brain/ppo_3p_cat_burglar", "--players", "3",
+                 "--games", "1", "--quiet", "--out", str(tmp_path / "xp")]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warned) == 2 and "ppo_3p was" in warned[0] and "ppo_3p_cat_burglar was" in warned[1], warned
+
+
+def test_the_benchmark_seats_a_checkpoint_at_its_suites_tables_without_warning(capsys, tmp_path):
+    assert main(["benchmark", "oh_my_brain/ppo_3p", "--suite", "oh_my_brain-v1", "--games", "5",
+                 "--quiet", "--out", str(tmp_path)]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
 def test_a_save_cut_between_its_renames_loses_nothing(tmp_path, tiny_checkpoint, tiny_model, monkeypatch):
     """The archive is in place, the metadata's rename never happened: the reader finds the
     new metadata, complete under its temporary name."""

@@ -33,6 +33,43 @@ def checkpoint_dirs() -> list[Path]:
     return dirs
 
 
+def trained_options(specs, game: str) -> dict[str, dict]:
+    """``{spec: the options it was trained with}`` for each of ``specs`` that names a
+    checkpoint of ``game`` (anything else, or a checkpoint that does not read, is left to the
+    policy's own loading to accept or refuse)."""
+    found: dict[str, dict] = {}
+    for spec in specs:
+        if not isinstance(spec, str) or spec in found:
+            continue
+        try:
+            path = resolve_checkpoint(spec)
+            meta = read_metadata(path) if path is not None else None
+        except (CheckpointError, OSError, ValueError):
+            continue
+        if meta is not None and meta.get("game") == game and isinstance(meta.get("env_config"), dict):
+            found[spec] = dict(meta["env_config"])
+    return found
+
+
+def adopted_options(game: str, specs, seats: int | None = None) -> tuple[dict, str | None]:
+    """The table's options when the user set none: the options the seated checkpoints were
+    trained with, when they agree (``num_players`` only where the seats do not fix it), and
+    the one line that says so; ``({}, None)`` when no checkpoint is seated, or when the
+    checkpoints were trained at different tables (the game's defaults then, and each
+    checkpoint's warning)."""
+    trained = trained_options(specs, game)
+    if not trained or len({repr(sorted(c.items())) for c in trained.values()}) != 1:
+        return {}, None
+    options = next(iter(trained.values()))
+    if seats is not None:
+        options["num_players"] = seats
+    shown_options = ", ".join(f"{k}={v!r}" for k, v in sorted(options.items()) if k != "num_players" or seats is None)
+    if not shown_options:
+        return options, None
+    return options, (f"the table takes the options {', '.join(trained)} was trained with ({shown_options}); "
+                     f"set table options to choose others")
+
+
 def available_checkpoints(game: str | None = None) -> list[str]:
     """Checkpoint names (``"the_brain/ppo_3p"``) under :func:`checkpoint_dirs`, for ``game``
     (read from each checkpoint's metadata, so flat and nested layouts both list)."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
+from ..agents.checkpoint import CheckpointConfigWarning
 from ..agents.specs import cli_help
 from ..evaluation.benchmark.suites import available_suites, load_suite
 from ..evaluation.harness import run_tasks
-from .common import add_config_warning_option, rllib_extra
+from .common import rllib_extra
 
 HELP = "a policy on a versioned benchmark suite: normalised scorecard"
 
@@ -51,7 +53,6 @@ def add_commands(sub) -> None:
         "--list", action="store_true", help="list the shipped suites and their scenarios"
     )
     bm.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_config_warning_option(bm)
     bm.set_defaults(func=cmd_benchmark)
 
 
@@ -77,9 +78,11 @@ def cmd_benchmark(args) -> int:
     suite = load_suite(args.suite)
     run = rllib_extra().ray_runner(args.ray_address) if args.ray_address else run_tasks
     out = Path(args.out or Path("runs") / "benchmark" / suite.name / runner.slug(args.policy))
-    card = scorecard.benchmark(args.policy, suite, out, against=args.against, quick=args.quick,
-                               games=args.games, workers=args.workers, runner=run,
-                               progress=False if args.quiet else None)
+    with warnings.catch_warnings():  # the suite seats the policy at its scenarios' tables on purpose
+        warnings.simplefilter("ignore", CheckpointConfigWarning)
+        card = scorecard.benchmark(args.policy, suite, out, against=args.against, quick=args.quick,
+                                   games=args.games, workers=args.workers, runner=run,
+                                   progress=False if args.quiet else None)
     print(report.format_scorecard(card))
     print("wrote " + ", ".join(report.write_scorecard(card, out)))
     return 0

@@ -4,15 +4,18 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from braincards.training import files
+from braincards.training.agents.locations import adopted_options
 from braincards.training.learning.yaml_files import load_env_config
 
 
 def add_table_options(p: argparse.ArgumentParser, *, games_default: int = 100, players: bool = True) -> None:
     """The options of every command that plays games at a table."""
     p.add_argument("--games", type=int, default=games_default, help="games to play (per cell/group)")
-    p.add_argument("--config", default=None, metavar="FILE.yaml", help="env config (YAML mapping)")
+    p.add_argument("--config", default=None, metavar="CONFIG", help="env config: a YAML file (a mapping of env "
+                   "options) or a shipped config's name (e.g. the_brain/team_3p)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override one env option (value parsed as YAML), repeatable")
     if players:
@@ -32,11 +35,19 @@ def add_config_warning_option(p: argparse.ArgumentParser) -> None:
                         "from the ones it was trained with")
 
 
-def table_config(args) -> dict:
-    """The env config of a table command: ``--config`` and ``--set``, then ``--players``."""
+def table_config(args, specs=(), seats: int | None = None) -> dict:
+    """The env config of a table command: ``--config`` and ``--set``, then ``--players``.
+    With none of them given, the table takes the options the seated checkpoints (``specs``)
+    were trained with, saying so in one line (:func:`~..agents.locations.adopted_options`);
+    ``seats`` is the player count when the seats fix it."""
     config = load_env_config(args.config, args.set)
-    if getattr(args, "players", None) is not None:
-        config["num_players"] = args.players
+    players = getattr(args, "players", None)
+    if players is not None:
+        config["num_players"] = players
+    if not config and not args.config:
+        config, note = adopted_options(args.game, specs, seats)
+        if note:
+            print(f"braincards: {note}", file=sys.stderr)
     return config
 
 

@@ -158,15 +158,19 @@ def _stdout_gone() -> int:
 @contextlib.contextmanager
 def _config_warnings(silence: bool):
     """A checkpoint seated at a table it was not trained for is said in one line on stderr
-    (``braincards: warning: ...``), or not at all with ``--no-config-warning``."""
+    (``braincards: warning: ...``), once per checkpoint, or not at all with
+    ``--no-config-warning``."""
     if CheckpointConfigWarning is None:  # no checkpoints without the train extra
         yield
         return
-    shown = warnings.showwarning
+    shown, said = warnings.showwarning, set()
 
     def one_line(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, CheckpointConfigWarning):
-            print(f"braincards: warning: {message}", file=sys.stderr)
+            checkpoint = str(message).split(" was trained", 1)[0]  # once per checkpoint, whatever its tables
+            if checkpoint not in said:
+                said.add(checkpoint)
+                print(f"braincards: warning: {message}", file=sys.stderr)
         else:
             shown(message, category, filename, lineno, file, line)
 

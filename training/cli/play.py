@@ -14,8 +14,7 @@ from braincards.envs import derive_seed, get_spec
 
 from ..agents.specs import cli_help, make_policy
 from ..agents.table import Table, seats_config
-from ..learning.yaml_files import load_env_config
-from .common import add_config_warning_option
+from .common import add_config_warning_option, table_config
 
 
 def add_commands(sub) -> None:
@@ -23,7 +22,8 @@ def add_commands(sub) -> None:
     pl.add_argument("game")
     pl.add_argument("--seat", action="append", required=True, metavar="SPEC",
                     help="'human' for you (exactly once), otherwise " + cli_help())
-    pl.add_argument("--config", default=None, metavar="FILE.yaml")
+    pl.add_argument("--config", default=None, metavar="CONFIG", help="env options: a YAML file or a shipped "
+                    "config's name (e.g. the_brain/team_3p)")
     pl.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     pl.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh one)")
     add_config_warning_option(pl)
@@ -71,7 +71,8 @@ def _setup(args) -> tuple:
         raise ValueError(f"give exactly one --seat human (got {len(humans)}); other seats take a "
                          f"policy spec")
     spec = get_spec(args.game)
-    config = seats_config(spec, load_env_config(args.config, args.set), len(seats))
+    others = [s for i, s in enumerate(seats) if i != humans[0]]
+    config = seats_config(spec, table_config(args, others, len(seats)), len(seats))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     if seed < 0:
         raise ValueError(f"--seed {seed} must be >= 0")

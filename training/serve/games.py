@@ -7,16 +7,18 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
 from braincards.envs import SPECS, get_spec
-from braincards.training.agents.locations import checkpoint_dirs
+from braincards.training.agents.checkpoint import CheckpointConfigWarning
+from braincards.training.agents.locations import adopted_options, checkpoint_dirs
 from braincards.training.agents.specs import plain_kinds
 from braincards.training.evaluation.replay import REPLAY_SUFFIX, write_replay
 
-from .session import GameSession, RequestError, check_seats
+from .session import HUMAN, GameSession, RequestError, check_seats
 
 MAX_GAMES = 2000  # games kept in memory; the oldest finished ones go first
 
@@ -40,6 +42,16 @@ def game_catalog() -> list[dict]:
     return out
 
 
+def _table_options(spec, options, seats) -> tuple[dict, str | None]:
+    """A new game's options: as sent, or, when the page set none but the player count, the
+    options its checkpoint seats were trained with (and the line that says so)."""
+    options = dict(options or {}) if isinstance(options, dict) else options
+    if not isinstance(options, dict) or not isinstance(seats, list) or set(options) - {"num_players"}:
+        return options, None
+    adopted, note = adopted_options(spec.id, [s for s in seats if s != HUMAN], len(seats))
+    return {**adopted, **options}, note
+
+
 class GameStore:
     """The live games by id, and where finished games' replays go."""
 
@@ -53,7 +65,8 @@ class GameStore:
         """A new game (a RequestError for a bad game, option or seat)."""
         try:
             spec = get_spec(game)
-            config = spec.check_options(dict(options or {}))
+            options, note = _table_options(spec, options, seats)
+            config = spec.check_options(options)
         except (ValueError, TypeError) as err:
             raise RequestError(422, str(err)) from None
         config.pop("render_mode", None)
@@ -63,9 +76,13 @@ class GameStore:
             raise RequestError(422, "'seed' must be an integer >= 0")
         name = f"{time.strftime('%Y%m%d-%H%M%S')}-{spec.name}-{secrets.token_hex(3)}{REPLAY_SUFFIX}"
         try:
-            session = GameSession(spec.id, config, seats, seed, labels=labels, replay_name=name)
+            with warnings.catch_warnings(record=True) as caught:  # said on the page, not in the server's log
+                warnings.simplefilter("always", CheckpointConfigWarning)
+                session = GameSession(spec.id, config, seats, seed, labels=labels, replay_name=name)
         except (ValueError, OSError) as err:  # a bad policy spec or checkpoint
             raise RequestError(422, str(err)) from None
+        said = [str(w.message) for w in caught if issubclass(w.category, CheckpointConfigWarning)]
+        session.notes = ([note] if note else []) + list(dict.fromkeys(said))
         gid = secrets.token_urlsafe(18)
         with self._lock:
             self._evict()

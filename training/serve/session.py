@@ -65,6 +65,7 @@ class GameSession:
         self.decision_times: list[float] = []
         self.pending_since: float | None = None
         self.saved_to = None
+        self.notes: list[str] = []  # about the table, for the page: options taken from a checkpoint, or not its own
 
     # ------------------------------------------------------------------ state
     @property

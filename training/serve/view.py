@@ -59,6 +59,7 @@ def session_view(session, *, study: bool = False) -> dict:
     out = table_view(session.spec, session.raw, viewer=session.human, labels=labels,
                      log=session.log, over=session.over, step=session.step)
     out["you"] = session.human
+    out["notes"] = list(session.notes)
     out["agents_turn"] = not session.over and session.to_act != session.human
     if session.over:
         out["result"] = session.result()

@@ -41,6 +41,7 @@ function fillOptions(game) {
   opts.innerHTML = Object.entries(game.options).map(([k, v]) => k === "num_players"
     ? `<label>${k} <input data-opt="${k}" type="number" min="${game.players[0]}" max="${game.players[1]}" value="${v}"></label>`
     : `<label>${k} <input data-opt="${k}" value="${esc(v === null ? "" : JSON.stringify(v).replace(/^"|"$/g, ""))}"></label>`).join("");
+  opts.querySelectorAll("[data-opt]").forEach((el) => { el.addEventListener("input", () => { el.dataset.edited = "1"; }); });
   const players = opts.querySelector('[data-opt="num_players"]');
   players.oninput = () => fillSeats(game, Number(players.value));
   fillSeats(game, Number(players.value));
@@ -55,8 +56,11 @@ function fillSeats(game, n) {
 
 async function startGame() {
   const body = { game: document.getElementById("game").value, options: {}, seats: [] };
+  // only the options the player changed (and the player count): a checkpoint seat then plays at
+  // the table it was trained for, and the page says so
   document.querySelectorAll("[data-opt]").forEach((el) => {
-    if (el.value !== "") body.options[el.dataset.opt] = parseValue(el.value);
+    if (el.value !== "" && (el.dataset.opt === "num_players" || el.dataset.edited))
+      body.options[el.dataset.opt] = parseValue(el.value);
   });
   document.querySelectorAll("[data-seat]").forEach((el) => body.seats.push(el.value.trim()));
   const seed = document.getElementById("seed").value;
@@ -107,6 +111,7 @@ function showGame(gid, view, study) {
   main.innerHTML = `<h1>${esc(view.title)}</h1>${progress}
     <div class="panel"><div class="status${view.moves.length ? " yours" : ""}" id="status">${esc(statusText(view))}</div>
     <div>${seats}</div><div class="muted">step ${view.step}</div></div>
+    ${(view.notes || []).map((n) => `<p class="note">${esc(n)}</p>`).join("")}
     <div class="panel" id="table">${tableHtml(view)}</div>
     ${view.moves.length ? `<div class="panel"><h2>Your move</h2><div class="moves" id="moves">${moves}</div></div>` : ""}
     ${controls}<p class="error" id="error"></p>
