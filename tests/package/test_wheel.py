@@ -3,6 +3,10 @@ no top-level ``envs`` or ``training`` module (DESIGN: users' repos have such fol
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -75,10 +79,31 @@ def test_wheel_holds_every_sub_package_and_no_top_level_envs_or_training(wheel):
     assert "braincards = braincards.training.cli.main:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
 
-def test_the_wheel_stays_under_the_upload_limit(wheel):
+def test_the_wheel_stays_under_30_mb(wheel):
     """Package indexes refuse uploads over 100 MB by default; the wheel held all 32
-    checkpoints (116 MiB) before it shipped only the best of each table."""
-    assert wheel.stat().st_size < 60 * 2**20, f"{wheel.stat().st_size / 2**20:.1f} MiB"
+    checkpoints (116 MiB), then the best of each table (45 MiB), and now their play-only
+    copies (the actor without the critic or the optimizer state: 21 MiB)."""
+    assert wheel.stat().st_size < 30_000_000, f"{wheel.stat().st_size / 1e6:.1f} MB"
+
+
+def test_the_wheels_checkpoints_are_play_only_copies_of_the_repositorys(wheel, tmp_path):
+    """Each shipped checkpoint is the play-only copy of the repository's, made at build time:
+    marked so, pointing at the full archive it came from, and matching its own archive."""
+    with zipfile.ZipFile(wheel) as zf:
+        for name in SHIPPED:
+            meta = json.loads(zf.read(f"braincards/checkpoints/{name}.json"))
+            archive = zf.read(f"braincards/checkpoints/{name}.zip")
+            full = (ROOT / "checkpoints" / f"{name}.zip").read_bytes()
+            assert meta["play_only"] is True, name
+            assert meta["full_archive_sha256"] == hashlib.sha256(full).hexdigest(), name
+            assert meta["archive_sha256"] == hashlib.sha256(archive).hexdigest(), name
+            assert len(archive) < len(full), name
+
+
+def test_the_wheel_ships_every_config_by_name(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for path in (ROOT / "configs").glob("*/*.yaml"):
+        assert f"braincards/configs/{path.relative_to(ROOT / 'configs').as_posix()}" in names, path
 
 
 def test_wheel_installs_and_imports_without_top_level_names(wheel, tmp_path):
@@ -141,3 +166,60 @@ def test_shipped_checkpoints_load_by_name_from_the_installed_wheel(wheel, tmp_pa
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == str(len(SHIPPED))
+
+
+def _run(argv: list, cwd, timeout: int = 600, **kwargs) -> subprocess.CompletedProcess:
+    result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, **kwargs)
+    assert result.returncode == 0, f"{argv}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result
+
+
+def test_a_fresh_venv_with_the_wheel_trains_evaluates_and_serves(wheel, tmp_path):
+    """A user's install: the wheel with its train and web extras in a new venv (the pinned CPU
+    torch first, as the Makefile does), used from an empty folder: a short run of a shipped
+    recipe by name, an evaluation of a shipped checkpoint, and the web app's page and assets."""
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)], tmp_path)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    _run([*pip, "torch==2.13.0"], tmp_path, timeout=900)
+    _run([*pip, f"{wheel}[train,web]", "torch==2.13.0"], tmp_path, timeout=900)
+    cli, work = str(venv / "bin" / "braincards"), tmp_path / "empty"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "BRAINCARDS_CHECKPOINTS")}
+    _run([cli, "train", "the_brain/train_3p_quick", "--out", "run", "--quiet", "--timesteps", "512",
+          "--set", "pretrain.games=20", "--set", "pretrain.chunk_games=10", "--set", "evaluation.games=4",
+          "--set", "evaluation.every=512", "--set", "n_envs=2", "--set", "ppo.n_steps=128",
+          "--set", "ppo.batch_size=128", "--set", "ppo.n_epochs=1"], work, env=env)
+    assert (work / "run" / "last.zip").is_file() and (work / "run" / "best.json").is_file()
+    seat = ["--seat", "the_brain/ppo_3p_big_clone_long"]
+    evaluated = _run([cli, "evaluate", "the_brain_v0", *seat, *seat, *seat, "--set", "difficulty=robber",
+                      "--games", "4", "--seed", "1", "--json", "e.json", "--quiet"], work, env=env)
+    assert json.loads((work / "e.json").read_text())["games"] == 4, evaluated.stdout
+    _serve_page_and_assets(cli, work, env)
+
+
+def _serve_page_and_assets(cli: str, work, env: dict) -> None:
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([cli, "serve", "--port", str(port)], cwd=work, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline, page = time.monotonic() + 120, None
+        while page is None and time.monotonic() < deadline and server.poll() is None:
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode()
+            except OSError:
+                time.sleep(0.5)
+        assert page is not None, server.stdout.read() if server.poll() is not None else "no answer in 120 s"
+        assets = re.findall(r'(?:src|href)="(/static/[^"]+)"', page)
+        assert assets, page[:500]
+        for asset in assets:
+            assert urllib.request.urlopen(f"http://127.0.0.1:{port}{asset}", timeout=5).status == 200, asset
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

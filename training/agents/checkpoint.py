@@ -65,6 +65,7 @@ from .checkpoint_checks import (
     checked_optimizer_state,
     config_differences,
     load_json_limited,
+    load_weights,
 )
 
 CHECKPOINT_FORMAT = "braincards-checkpoint"
@@ -375,6 +376,8 @@ def _read_metadata_file(json_path: Path) -> dict:
         bad.append(f"archive_sha256 {shown(meta['archive_sha256'])} (not a SHA-256 hex digest)")
     if k is not None and (type(k) is not int or k < 0):
         bad.append(f"history_k {shown(k)} (not a non-negative integer)")
+    if meta.get("play_only", False) not in (True, False):
+        bad.append(f"play_only {shown(meta['play_only'])} (not true or false)")
     if bad:
         raise CheckpointError(f"checkpoint metadata {json_path} is corrupt: " + "; ".join(bad))
     meta["history_k"] = k or 0
@@ -441,8 +444,9 @@ def _check_pair(meta: dict, zip_path: Path, json_path: Path) -> None:
 
 
 def build_policy(meta: dict, tensors: dict, where: str):
-    """The policy network described by ``meta`` with ``tensors`` loaded (strict); a
-    description larger than its weights is refused before anything is built."""
+    """The policy network described by ``meta`` with ``tensors`` loaded (strict: every
+    weight, or every actor weight of a play-only checkpoint); a description larger than its
+    weights is refused before anything is built."""
     check_declared_size(meta, tensors, where)
     spec = meta["policy"]
     cls = POLICY_CLASSES[spec["class"]]
@@ -454,10 +458,7 @@ def build_policy(meta: dict, tensors: dict, where: str):
         policy = cls(obs_space, act_space, lambda _: 0.0, **kwargs)
     except ValueError as err:  # the event reader's numbers do not fit its spaces
         raise CheckpointError(f"{where}: the described network cannot be built: {err}") from None
-    try:
-        policy.load_state_dict(tensors, strict=True)
-    except RuntimeError as err:
-        raise CheckpointError(f"{where}: the weights do not fit the described network: {err}") from None
+    load_weights(policy, tensors, bool(meta.get("play_only")), where)
     policy.set_training_mode(False)
     check_forward(policy, meta, where)
     return policy

@@ -22,6 +22,7 @@ from braincards.envs import get_spec
 from braincards.training.messages import shown
 
 from .event_reader import EventReaderPolicy
+from .play_only import is_critic
 
 # who trained it (informational; loading depends on the policy class only)
 ALGORITHMS = ("MaskablePPO", "RecurrentPPO", "RLlibPPO")
@@ -338,16 +339,18 @@ def declared_parameters(meta: dict) -> int:
     alone (the weight matrices of its LSTMs and hidden layers; biases and heads left out), so
     that a description is weighed before anything is built."""
     kwargs, features = meta["policy"]["kwargs"], int(meta["observation_shape"][0])
-    total = 0
+    total, critic_lstm = 0, False
     if meta["policy"]["class"] == "RecurrentActorCriticPolicy":
         hidden, layers = int(kwargs.get("lstm_hidden_size", 256)), int(kwargs.get("n_lstm_layers", 1))
         one = 4 * hidden * (features + hidden) + (layers - 1) * 4 * hidden * 2 * hidden
-        critic = not kwargs.get("shared_lstm", False) and kwargs.get("enable_critic_lstm", True)
-        total, features = one * (2 if critic else 1), hidden
+        critic_lstm = not kwargs.get("shared_lstm", False) and kwargs.get("enable_critic_lstm", True)
+        total, features = one * (2 if critic_lstm else 1), hidden
     elif meta["policy"]["class"] == "EventReaderPolicy":  # its reader checks its own numbers, first thing
         features = 0  # the reader's summary, whose width varies
     arch = kwargs.get("net_arch", [])
     heads = [arch.get("pi", []), arch.get("vf", [])] if isinstance(arch, dict) else [arch, arch]
+    if meta.get("play_only"):  # the actor alone: no value layers, no critic LSTM
+        heads, total = heads[:1], total // 2 if critic_lstm else total
     for sizes in heads:
         widths = [features, *(int(w) for w in sizes)]
         total += sum(a * b for a, b in zip(widths, widths[1:], strict=False))
@@ -372,6 +375,33 @@ def check_declared_size(meta: dict, tensors: dict, where: str) -> None:
     if declared > held:
         raise CheckpointError(f"{where}: its network would have at least {declared:,} parameters but its "
                               f"archive holds {held:,}: the description and the weights do not match")
+
+
+def load_weights(policy, tensors: dict, play_only: bool, where: str) -> None:
+    """Copy ``tensors`` into ``policy``: every weight it has, or for a play-only checkpoint
+    every weight but the critic's (which keeps its initial values and is never read to play);
+    CheckpointError naming what does not fit."""
+    wanted = set(policy.state_dict())
+    if play_only:
+        critic = {name for name in wanted if is_critic(name)}
+        missing, foreign = sorted(wanted - critic - set(tensors)), sorted(set(tensors) - (wanted - critic))
+        if missing or foreign:
+            raise CheckpointError(f"{where}: the play-only weights do not fit the described network's actor: "
+                                  f"missing {missing[:5]}, not the actor's {foreign[:5]}")
+    try:
+        policy.load_state_dict(tensors, strict=not play_only)
+    except RuntimeError as err:
+        raise CheckpointError(f"{where}: the weights do not fit the described network: {err}") from None
+
+
+def check_trainable(meta: dict, where: str) -> None:
+    """Refuse to train from a play-only checkpoint (its critic is not there), naming the full
+    checkpoint it came from."""
+    if meta.get("play_only"):
+        raise CheckpointError(f"{where} is a play-only copy (the actor without the critic, as the wheel ships "
+                              f"it): it plays, but a training run needs the full checkpoint, the one whose "
+                              f"archive has SHA-256 {meta.get('full_archive_sha256')}, from the braincards "
+                              f"repository's checkpoints/ folder")
 
 
 MAX_OPTIMIZER_STEP = 10**12  # Adam's step count a resumed state may hold (a run is < 10**10 timesteps)

@@ -22,7 +22,8 @@ def add_commands(sub) -> None:
     p.add_argument("--table-bits", type=int, default=None, metavar="B",
                    help="the solver's transposition table holds at most 2**B entries of 17 bytes "
                         "(default: from the budget, at most 2**24, about 285 MB)")
-    p.add_argument("--config", default=None, metavar="FILE.yaml", help="other env options (YAML)")
+    p.add_argument("--config", default=None, metavar="CONFIG", help="other env options: a YAML file or a shipped "
+                   "config's name")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override one env option, e.g. hand_size=4 (repeatable)")
     p.add_argument("--json", default=None, metavar="PATH", help="also write the result as JSON")

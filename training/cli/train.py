@@ -14,7 +14,8 @@ from .common import add_config_warning_option, rllib_extra
 def add_commands(sub) -> None:
     tr = sub.add_parser("train", help="train a policy from a YAML config (MaskablePPO, or RLlib)",
                         description="Train a policy from a YAML training config (see docs/training.md).")
-    tr.add_argument("config", metavar="CONFIG.yaml", help="training config, e.g. configs/the_brain/train_3p.yaml")
+    tr.add_argument("config", metavar="CONFIG", help="training config: a YAML file, or a shipped config's name "
+                    "(e.g. the_brain/train_3p_quick, as configs/the_brain/train_3p_quick.yaml)")
     tr.add_argument("--timesteps", type=int, default=None, help="override total_timesteps")
     tr.add_argument("--seed", type=int, default=None, help="override seed")
     tr.add_argument("--out", default=None, metavar="DIR", help="output folder (default: runs/<config>-seed<S>)")

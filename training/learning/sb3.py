@@ -51,6 +51,7 @@ from ..agents.checkpoint import (
     save_checkpoint,
     verify_saved,
 )
+from ..agents.checkpoint_checks import check_trainable
 from ..agents.event_reader import EventReaderPolicy
 from ..agents.layers import use_bfloat16_training, use_sparse_input
 from ..agents.locations import resolve_checkpoint
@@ -166,6 +167,7 @@ def _load_weights(model, cfg: TrainConfig, path, where: str, optimizer: bool) ->
     """Load a checkpoint's weights into ``model`` after checking that it fits: the config's
     game and spaces, history_k and network. Returns its metadata and optimizer state."""
     meta, tensors, opt = read_checkpoint(path, optimizer=optimizer)
+    check_trainable(meta, where)
     check_fits(meta, cfg.game, cfg.env, where=where)
     if meta.get("history_k", 0) != cfg.history_k:
         raise CheckpointError(f"{where}: trained with history_k={meta.get('history_k', 0)}, "

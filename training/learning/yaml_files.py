@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+import braincards.configs as configs_package
 from braincards.training.messages import SHOWN_CHARS, shorten, shown
 
 # What a config file (or a --set value) may hold, checked before any Python object is built:
@@ -161,15 +162,43 @@ def _not_regular(mode: int) -> str | None:
     return next((what for test, what in _KINDS if test(mode)), "not a regular file")
 
 
+def shipped_configs_dir() -> Path:
+    """The configs shipped with the package (``braincards.configs``)."""
+    return Path(next(iter(configs_package.__path__)))
+
+
+def shipped_configs() -> list[str]:
+    """The names of the shipped configs (``"the_brain/train_3p_quick"``), sorted."""
+    root = shipped_configs_dir()
+    return sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.glob("*/*.yaml"))
+
+
+def config_path(name: str | Path) -> Path:
+    """A config given as a path (which wins when it exists) or as the name of a shipped config
+    (``the_brain/train_3p_quick``, ``.yaml`` optional), as the path to read; a name that is
+    neither is returned as it is, for :func:`read_yaml` to report."""
+    path = Path(os.path.expanduser(str(name)))
+    if path.exists() or path.is_absolute() or str(name).startswith("."):
+        return path
+    root = shipped_configs_dir()
+    found = root / (path if path.suffix in (".yaml", ".yml") else path.with_suffix(".yaml"))
+    if root.resolve() in found.resolve().parents and found.is_file():
+        return found
+    return path
+
+
 def read_yaml(path: str | Path, what: str = "config file") -> Any:
     """The data of a YAML file (``{}`` for an empty one); ValueError if it is missing, not a
     regular file, larger than MAX_CONFIG_BYTES, not UTF-8, not valid YAML, has a duplicate
     key, or nests or expands (aliases) past MAX_CONFIG_DEPTH / MAX_CONFIG_NODES."""
     label = f"{what} {path}"
+    path = config_path(path)
     try:
         kind = _not_regular(os.stat(path).st_mode)  # before opening: opening a FIFO would block
     except (FileNotFoundError, NotADirectoryError):
-        raise ValueError(f"{label} does not exist") from None
+        names = ", ".join(shipped_configs())
+        raise ValueError(f"{label} does not exist: it is neither a file nor the name of a shipped config "
+                         f"({names})") from None
     except OSError as err:
         raise ValueError(f"{label} cannot be read: {err.strerror or err}") from None
     if kind:
@@ -226,4 +255,4 @@ def load_env_config(path: str | None, sets: list[str] | None) -> dict:
     return config
 
 
-__all__ = ["load_env_config", "parse_sets", "read_yaml"]
+__all__ = ["config_path", "load_env_config", "parse_sets", "read_yaml", "shipped_configs", "shipped_configs_dir"]

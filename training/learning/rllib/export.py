@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from ...agents.checkpoint import read_checkpoint, write_checkpoint
+from ...agents.checkpoint_checks import check_trainable
 
 ALGO = "RLlibPPO"
 _ACTIVATION_NAMES = {nn.Tanh: "tanh", nn.ReLU: "relu"}
@@ -108,6 +109,7 @@ def read_policy_weights(path, net_arch, activation: str = "tanh") -> tuple[dict,
     """(metadata, tensors) of a braincards checkpoint whose policy is the SB3-shaped MLP of
     ``net_arch``/``activation`` (ValueError naming the difference otherwise)."""
     meta, tensors, _ = read_checkpoint(path)
+    check_trainable(meta, f"checkpoint {path}")
     want = policy_description(net_arch, activation)
     if meta.get("policy") != want:
         raise ValueError(f"checkpoint {path} holds the policy {meta.get('policy')}, not the "
