@@ -26,7 +26,7 @@ lint: $(STAMP)
 # imports benchmarks/; read from the source folders laid out as the installed package beside
 # benchmarks/, build/imports), the docs site
 # built strictly, then the test suite (which also runs every code block of the docs).
-test: $(STAMP) lint chromium
+test: $(STAMP) lint
 	mkdir -p build/imports/braincards
 	for d in envs training checkpoints; do ln -sfn $(CURDIR)/$$d build/imports/braincards/$$d; done
 	ln -sfn $(CURDIR)/benchmarks build/imports/benchmarks
@@ -35,17 +35,22 @@ test: $(STAMP) lint chromium
 	$(PY) -m pytest -q -n 2 tests
 
 # The browser tests (tests/serve) drive Debian's chromium through Playwright (Playwright's own
-# browser download is not used): installed with apt when missing and we are root, otherwise
-# the tests that need it are skipped and this says how to install it.
+# browser download is not used). `make test` never installs anything outside .venv: without
+# chromium it skips the browser tests, saying so in one line. `make chromium` installs it with
+# apt (as root), printing first the packages it will add (no recommended extras).
 .PHONY: chromium
 chromium:
-	@if command -v chromium >/dev/null 2>&1; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		apt-get install -y -q chromium >/dev/null 2>&1 || \
-		(apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null) || \
-		echo "could not install chromium with apt: the browser tests will be skipped"; \
-	else echo "chromium is missing: the browser tests will be skipped; install it with" \
-		"'sudo apt-get install chromium'"; fi
+	@if command -v chromium >/dev/null 2>&1; then echo "chromium is installed: $$(command -v chromium)"; \
+	elif [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+		echo "make chromium installs Debian's chromium with apt-get as root: run 'sudo make chromium'" \
+			"or 'sudo apt-get install --no-install-recommends chromium'"; exit 1; \
+	else \
+		apt-get update -q >/dev/null || exit 1; \
+		pkgs=$$(apt-get install -s -q --no-install-recommends chromium | awk '/^Inst /{print $$2}'); \
+		echo "make chromium: apt-get will install $$(echo $$pkgs | wc -w) packages for the browser" \
+			"tests:" $$pkgs; \
+		apt-get install -y -q --no-install-recommends chromium; \
+	fi
 
 # The Brain, 3 players at robber, from the quick config (about 4.5 minutes on 2 cores): prints
 # the learner's evaluation next to the all-heuristic team's. Output in runs/<config>-seed0/.

@@ -1,9 +1,9 @@
 """Fixtures of the ``braincards serve`` tests: an API client over a fresh app, a live server
 (uvicorn in a thread) and a real headless Chromium driven by Playwright.
 
-The browser is Debian's ``chromium`` (``make test`` installs it with apt when it is missing
-and the user is root); the browser tests are skipped, saying why, only when no chromium is
-found. Screenshots of every page go to ``build/screenshots/``."""
+The browser is Debian's ``chromium`` (``make chromium`` installs it with apt; ``make test``
+never does); the browser tests are skipped, in one line naming ``make chromium``, only when
+no chromium is found. Screenshots of every page go to ``build/screenshots/``."""
 
 from __future__ import annotations
 
@@ -94,8 +94,7 @@ def chromium_path() -> str | None:
 def chromium_browser():
     path = chromium_path()
     if path is None:
-        pytest.skip("no chromium on PATH: install Debian's chromium (`apt-get install chromium`; "
-                    "`make test` does it when run as root) to run the browser tests")
+        pytest.skip("no chromium on PATH: the browser tests need Debian's chromium; `make chromium` installs it")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     with sync_api.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=path, args=["--no-sandbox", "--disable-gpu"])
