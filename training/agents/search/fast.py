@@ -19,7 +19,8 @@ probability of about ``entries ** 2 / 2 ** 129``.
 
 A restart (``params[4]`` > 0, see :class:`.solver.Solver`) adds a deterministic noise of up
 to ``params[5] / 1000`` to the move-ordering score; the plain order is ``params[4] == 0``.
-:mod:`.fast_greedy` runs greedy's one-turn look-ahead over the same turn enumeration.
+:mod:`.fast_greedy` runs greedy's one-turn look-ahead over the same turn enumeration, and
+:mod:`.fast_win` the search itself (with its own stack of frames, so that numba caches it).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from numba import njit
 
 from braincards.envs.the_brain.cards import NUM_CARDS
 
-from .fast_table import _EMPTY, _LOST, _WON, C_BUDGET, C_NODES, _fmix, _hash, _probe, _store
+from .fast_table import _LOST, C_BUDGET, C_NODES, _fmix, _store
 
 # results of the compiled search
 LOSS_CODE, WIN_CODE, OUT_OF_BUDGET = 0, 1, 2
@@ -368,67 +369,5 @@ def _children(seat, hold, n, disp, k, rem, first, second, third, params, suffix,
             order[i] = c
             kept += 1
     return ch_hold, ch_disp, ch_k, order, kept
-
-
-# not cached: numba's cache does not restore a self-recursive function soundly (a cached
-# copy crashed when loaded), so it compiles once per process, on its first call (~2 s)
-@njit
-def win(seat, hold, disp, rem, first, second, third, params, deck, suffix, pressure, tabs, tk1, tk2, tv, cnt):
-    """Can the team win from the start of ``seat``'s turn? WIN_CODE, LOSS_CODE or
-    OUT_OF_BUDGET (nothing is stored on the way back then). ``params``: number of seats,
-    limit, optional draw (0/1), bound (0/1), restart seed, noise. ``first`` >= 0: can it
-    win by a turn whose rules actions start with ``first`` (and ``second``, ``third`` when
-    >= 0): the value of a decision inside the turn. The node itself is then neither
-    counted, bounded nor stored."""
-    n = params[0]
-    k = disp.size
-    h1, h2 = _hash(seat, hold, n, disp, k, rem)
-    v = _probe(tk1, tk2, tv, h1, h2) if first < 0 else _EMPTY
-    if v != _EMPTY:  # proven before
-        return WIN_CODE if v == _WON else LOSS_CODE
-    nxt = seat + 1 if seat + 1 < n else 0
-    result = LOSS_CODE
-    if hold[seat] == 0 and first < 0:  # R-B4: a seat holding nothing only draws
-        if rem == 0:
-            if not _any(hold, n):
-                return WIN_CODE
-            return win(nxt, hold, disp, rem, -1, -1, -1, params, deck, suffix, pressure, tabs, tk1, tk2, tv, cnt)
-        r = win(nxt, _drawn(hold, seat, deck, rem), disp, rem - 1, -1, -1, -1, params, deck, suffix, pressure, tabs, tk1, tk2, tv, cnt)
-        if r == OUT_OF_BUDGET:
-            return r
-        if r == WIN_CODE:
-            result = WIN_CODE
-        elif params[2] and _any(hold, n):  # R-B7: or not draw
-            r = win(nxt, hold, disp, rem, -1, -1, -1, params, deck, suffix, pressure, tabs, tk1, tk2, tv, cnt)
-            if r == OUT_OF_BUDGET:
-                return r
-            result = r
-    else:
-        cut = _cut(hold, n, disp, k, rem, first, params, suffix, tabs[4], tabs[1], h1, h2, tk1, tk2, tv, cnt)
-        if cut >= 0:  # out of budget, or a loss proven by the display bound (stored)
-            return cut
-        ch_hold, ch_disp, ch_k, order, kept = _children(seat, hold, n, disp, k, rem, first, second, third, params,
-                                                        suffix, pressure, tabs, h1)
-        for oi in range(kept):
-            c = order[oi]
-            h2c = ch_hold[c].copy()
-            d2 = ch_disp[c, : ch_k[c]].copy()
-            if rem == 0:
-                if not _any(h2c, n):
-                    result = WIN_CODE
-                    break
-                r = win(nxt, h2c, d2, rem, -1, -1, -1, params, deck, suffix, pressure, tabs, tk1, tk2, tv, cnt)
-            else:
-                r = win(nxt, _drawn(h2c, seat, deck, rem), d2, rem - 1, -1, -1, -1, params, deck, suffix, pressure, tabs, tk1, tk2, tv, cnt)
-                if r == LOSS_CODE and params[2] and _any(h2c, n):  # R-B7: or not draw
-                    r = win(nxt, h2c, d2, rem, -1, -1, -1, params, deck, suffix, pressure, tabs, tk1, tk2, tv, cnt)
-            if r == OUT_OF_BUDGET:
-                return r
-            if r == WIN_CODE:
-                result = WIN_CODE
-                break
-    if first < 0:
-        _store(tk1, tk2, tv, h1, h2, _WON if result == WIN_CODE else _LOST, cnt)
-    return result
 
 

@@ -49,7 +49,7 @@ from braincards.envs.the_brain.cards import (
     TAKE_BACK,
 )
 
-from . import fast, fast_table
+from . import fast, fast_table, fast_win
 from .masks import (
     _BYTE_VALUE,
     _DEAD,
@@ -318,7 +318,7 @@ class Solver:
 
     # -------------------------------------------------------------- search
     def _win(self, seat: int, hold: tuple, disp: tuple, rem: int, prefix: tuple = (-1, -1, -1)) -> bool:
-        """Can the team win from the start of ``seat``'s turn? (compiled: :func:`.fast.win`;
+        """Can the team win from the start of ``seat``'s turn? (compiled: :func:`.fast_win.win`;
         raises _Exhausted when the node budget runs out)
 
         With ``restarts`` the search first runs in the plain move order under a small
@@ -340,7 +340,7 @@ class Solver:
             if total >= 0:
                 c[fast.C_BUDGET] = min(c[fast.C_BUDGET], total)
             self._params[4] = attempt
-            r = fast.win(seat, h, d, rem, *prefix, self._params, self._deck, self._suffix, self._pressure, _TABLES,
+            r = fast_win.win(seat, h, d, rem, *prefix, self._params, self._deck, self._suffix, self._pressure, _TABLES,
                          tk1, tk2, tv, c)
             self.nodes = int(c[fast.C_NODES])
             if r != fast.OUT_OF_BUDGET:

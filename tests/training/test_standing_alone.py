@@ -1,0 +1,133 @@
+"""A project that keeps its promises on someone else's machine: configs found by name, the
+CPU kernels a training run pins, documented ranges a run is compared with, the line that shows
+what PPO changed, a quiet and quick entry point, and the compiled search cached on disk."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from braincards.training import kernels
+from braincards.training.learning import ranges
+from braincards.training.learning.config import load_train_config
+from braincards.training.learning.sb3 import format_summary, ppo_change
+from braincards.training.learning.yaml_files import config_path, read_yaml, shipped_configs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ---------------------------------------------------------------------------- configs by name
+def test_a_shipped_config_is_found_by_name_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert "the_brain/train_3p_quick" in shipped_configs() and "oh_my_brain/train_2p" in shipped_configs()
+    assert config_path("the_brain/train_3p_quick") == ROOT / "configs" / "the_brain" / "train_3p_quick.yaml"
+    assert config_path("the_brain/train_3p_quick.yaml") == config_path("the_brain/train_3p_quick")
+    assert load_train_config("oh_my_brain/train_2p").game == "oh_my_brain_v0"
+    # a file that exists wins over a name
+    (tmp_path / "the_brain").mkdir()
+    (tmp_path / "the_brain" / "train_3p_quick.yaml").write_text("game: oh_my_brain_v0\n")
+    assert config_path("the_brain/train_3p_quick.yaml") == Path("the_brain/train_3p_quick.yaml")
+
+
+def test_an_unknown_config_name_lists_the_shipped_ones_and_no_name_climbs_out(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"training config the_brain/nope does not exist: it is neither a file "
+                                         r"nor the name of a shipped config \(.*the_brain/train_3p_quick"):
+        load_train_config("the_brain/nope")
+    # '..' cannot reach outside the shipped configs' folder (experiments.yaml sits one level up)
+    assert config_path("the_brain/../../pyproject") == Path("the_brain/../../pyproject")
+    with pytest.raises(ValueError, match="does not exist"):
+        read_yaml("the_brain/../../pyproject")
+
+
+# ---------------------------------------------------------------------------- CPU kernels
+def test_training_pins_the_cpu_kernels_unless_they_are_set(monkeypatch):
+    monkeypatch.setattr(kernels.platform, "machine", lambda: "x86_64")
+    env: dict = {}
+    assert kernels.pin_cpu_kernels(env) == {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2"}
+    env = {"ATEN_CPU_CAPABILITY": "default"}
+    assert kernels.pin_cpu_kernels(env)["ATEN_CPU_CAPABILITY"] == "default"  # the user's choice stays
+    monkeypatch.setattr(kernels.platform, "machine", lambda: "arm64")
+    env = {}
+    assert kernels.pin_cpu_kernels(env) == {"ATEN_CPU_CAPABILITY": None, "MKL_CBWR": None} and env == {}
+
+
+def _launch(argv: list[str]) -> subprocess.CompletedProcess:
+    code = ("import os, sys; sys.argv = ['braincards', *sys.argv[1:]]; import braincards.training.cli.launch; "
+            "print(os.environ.get('ATEN_CPU_CAPABILITY'), os.environ.get('MKL_CBWR'))")
+    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "MKL_CBWR")}
+    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env, check=True)
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the kernels are pinned on x86-64 only")
+def test_only_braincards_train_pins_the_kernels_and_piped_output_gets_no_starting_line():
+    train = _launch(["train"])
+    assert train.stdout.split() == ["avx2", "AVX2"]
+    other = _launch(["evaluate"])
+    assert other.stdout.split() == ["None", "None"]
+    assert "starting" not in train.stderr + other.stderr  # stderr is a pipe here: no progress line
+
+
+# ---------------------------------------------------------------------------- ranges
+def _entry(value: float, lo: float, hi: float, timesteps: int = 0) -> dict:
+    return {"timesteps": timesteps, "primary": value,
+            "vs heuristic": {"win_rate": {"value": value, "lo": lo, "hi": hi}, "games": 300}}
+
+
+def test_a_run_of_a_recorded_recipe_is_told_where_it_falls(tmp_path, monkeypatch):
+    cfg = load_train_config("oh_my_brain/train_2p")
+    summary = {"start": _entry(0.05, 0.03, 0.08), "best": _entry(0.69, 0.63, 0.74, 150),
+               "last": _entry(0.67, 0.62, 0.72, 300)}
+    record = ranges.seed_record(0, summary)
+    assert record["table"] == "vs heuristic" and record["start"]["value"] == 0.05
+    entry = {"config_sha256": ranges.recipe_sha256(cfg), "machine": "m",
+             "seeds": [record, ranges.seed_record(1, {**summary, "last": _entry(0.6, 0.55, 0.65, 300)})]}
+    (tmp_path / "ranges.yaml").write_text(json.dumps({"oh_my_brain/ppo_2p": entry}))
+    monkeypatch.setattr(ranges, "ranges_path", lambda: tmp_path / "ranges.yaml")
+    assert ranges.expected_range(entry) == (0.55, 0.72)
+    line = ranges.range_line(cfg, summary)
+    assert line.startswith("oh_my_brain/ppo_2p, vs heuristic: this run ended at 0.670 [0.620, 0.720], inside the "
+                           "expected range 0.550-0.720 (recorded runs ended at 0.670 (seed 0), 0.600 (seed 1)")
+    assert "OUTSIDE" in ranges.range_line(cfg, {**summary, "last": _entry(0.3, 0.25, 0.35, 300)})
+    # another seed is the same recipe; other steps are another
+    assert ranges.range_line(load_train_config("oh_my_brain/train_2p", {"seed": 9}), summary) is not None
+    assert ranges.range_line(load_train_config("oh_my_brain/train_2p", {"total_timesteps": 1000}), summary) is None
+
+
+def test_the_shipped_ranges_name_recipes_that_exist():
+    for name, entry in ranges.load_ranges().items():
+        cfg = load_train_config(ROOT / entry["config"])
+        assert ranges.recipe_sha256(cfg) == entry["config_sha256"], f"{name}: its config changed since it was recorded"
+        assert len(entry["seeds"]) >= 3, name
+
+
+# ---------------------------------------------------------------------------- what PPO changed
+def test_the_summary_says_what_ppo_changed_beyond_the_intervals():
+    start, last = _entry(0.05, 0.03, 0.08), _entry(0.67, 0.62, 0.72, 300)
+    assert ppo_change("vs heuristic", start, last).endswith("(PPO improved it: the 95% intervals do not overlap)")
+    assert "made it worse" in ppo_change("vs heuristic", last, start)
+    assert "no change beyond" in ppo_change("vs heuristic", last, _entry(0.7, 0.65, 0.75, 300))
+    text = format_summary({"out": "o", "start": start, "best": last, "last": last, "baseline": {},
+                           "speed": {"timesteps": 300, "wall_seconds": 1, "steps_per_second": 300, "env_share": 0.5,
+                                     "run_seconds": 2, "pretrain_seconds": 0, "evaluation_seconds": 1}})
+    assert "| vs heuristic | 0.050 [0.030, 0.080] | 0.670 [0.620, 0.720] | 0.670 [0.620, 0.720] | - |" in text
+
+
+# ---------------------------------------------------------------------------- the search's cache
+def test_the_compiled_search_is_loaded_from_numbas_cache_in_a_second_process(tmp_path):
+    """The search used to be recompiled in every process (numba cannot cache a self-recursive
+    function); with its own stack of frames, a second process loads it from the cache."""
+    code = ("from braincards.training.agents.search import fast_win\n"
+            "from braincards.training.evaluation.oracle import oracle_cell\n"
+            "r = oracle_cell({'num_players': 2, 'difficulty': 'robber'}, deals=2, seed=3)\n"
+            "print(r['winnable'], r['mean_nodes'], fast_win.win.stats.cache_hits.__len__())\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert first.stdout.split()[:2] == second.stdout.split()[:2]
+    assert first.stdout.split()[2] == "0" and second.stdout.split()[2] == "1", (first.stdout, second.stdout)

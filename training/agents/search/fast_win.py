@@ -1,0 +1,173 @@
+"""The compiled search's proof of a win (see :mod:`.fast`), with its own stack of frames.
+
+:func:`win` visits exactly the nodes, in exactly the order, of the depth-first search it
+replaced (``win`` calling itself once per turn), and counts and stores them the same way;
+its frames live in arrays instead of on the native stack. That is what lets numba cache it
+on disk: numba cannot restore a self-recursive function from its cache (numba issues 6061
+and 6713: the cached copy crashes when loaded), so the recursive version was compiled again
+in every process (6-7 s of CPU before a first oracle or PIMC answer).
+
+A frame is one node: the seat to move, what each seat holds, the display, the cards left
+in the deck, and where it is in its work (its *phase*: :data:`_ENTER`, or one of the points
+where the recursive version waited for a child's answer). A step of a frame returns what
+happened: a child was pushed (:data:`_PUSHED`), the frame is done with its result to store
+(:data:`_DONE`), or an answer >= 0 that goes back unstored (a proven node, the budget spent,
+a bound, or the next seat's answer passed on).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .fast import LOSS_CODE, OUT_OF_BUDGET, WIN_CODE, _any, _children, _cut, _drawn
+from .fast_table import _EMPTY, _LOST, _WON, _hash, _probe, _store
+
+MAX_DEPTH = 400  # turns on the search's path (a game has fewer than 2 x 36 + 4)
+MAX_STACKS = 64  # stacks a display can hold (the loss limit is at most 36)
+
+# a frame's phase: where it resumes
+_ENTER, _AFTER_TAIL, _AFTER_DRAW, _AFTER_NO_DRAW, _AFTER_CHILD_DRAW, _AFTER_CHILD = range(6)
+# what a step did, besides answering (an answer is >= 0)
+_PUSHED, _DONE = -2, -3
+# the frame arrays' places in the tuple of :func:`_frames`
+(SEAT, REM, K, PHASE, RESULT, OI, KEPT, CHILD_K, H1, H2, HOLD, DISP, CHILD_HOLD, CHILD_DISP) = range(14)
+
+
+@njit(cache=True)
+def _frames(n):
+    """Empty frames: per-depth scalars, then the node's and the searched turn's cards."""
+    ints = [np.empty(MAX_DEPTH, np.int64) for _ in range(8)]
+    return (ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7],
+            np.empty(MAX_DEPTH, np.uint64), np.empty(MAX_DEPTH, np.uint64),
+            np.empty((MAX_DEPTH, n), np.int64), np.empty((MAX_DEPTH, MAX_STACKS), np.int64),
+            np.empty((MAX_DEPTH, n), np.int64), np.empty((MAX_DEPTH, MAX_STACKS), np.int64))
+
+
+@njit(cache=True)
+def _push(fr, d, seat, hold, disp, k, rem):
+    """Start frame ``d``: a node to search, from its entry."""
+    if d >= MAX_DEPTH:
+        raise ValueError("the search went deeper than MAX_DEPTH turns")
+    fr[SEAT][d] = seat
+    fr[REM][d] = rem
+    fr[K][d] = k
+    fr[HOLD][d, :] = hold
+    fr[DISP][d, :k] = disp[:k]
+    fr[PHASE][d] = _ENTER
+    return _PUSHED
+
+
+@njit(cache=True)
+def _enter(fr, turns, d, top, prefix, n, params, deck, suffix, pressure, tabs, tk1, tk2, tv, cnt):
+    """A node's entry: its stored answer, R-B4's draw for a seat holding nothing, or its
+    turns (the budget and the display bound first)."""
+    s, r_, k = fr[SEAT][d], fr[REM][d], fr[K][d]
+    h, dp = fr[HOLD][d], fr[DISP][d, :k]
+    nxt = s + 1 if s + 1 < n else 0
+    h1, h2 = _hash(s, h, n, dp, k, r_)
+    fr[H1][d], fr[H2][d] = h1, h2
+    fr[RESULT][d] = LOSS_CODE
+    v = _probe(tk1, tk2, tv, h1, h2) if not top else _EMPTY
+    if v != _EMPTY:  # proven before
+        return WIN_CODE if v == _WON else LOSS_CODE
+    if h[s] == 0 and not top:  # R-B4: a seat holding nothing only draws
+        if r_ == 0:
+            if not _any(h, n):
+                return WIN_CODE
+            fr[PHASE][d] = _AFTER_TAIL  # the answer is the next seat's, not stored here
+            return _push(fr, d + 1, nxt, h, dp, k, r_)
+        fr[PHASE][d] = _AFTER_DRAW
+        return _push(fr, d + 1, nxt, _drawn(h, s, deck, r_), dp, k, r_ - 1)
+    fi, se, th = (prefix[0], prefix[1], prefix[2]) if top else (-1, -1, -1)
+    cut = _cut(h, n, dp, k, r_, fi, params, suffix, tabs[4], tabs[1], h1, h2, tk1, tk2, tv, cnt)
+    if cut >= 0:  # out of budget, or a loss proven by the display bound (stored)
+        return cut
+    ch_hold, ch_disp, ch_k, order, kept = _children(s, h, n, dp, k, r_, fi, se, th, params, suffix, pressure, tabs, h1)
+    turns[0][d], turns[1][d], turns[2][d], turns[3][d] = ch_hold, ch_disp, ch_k, order
+    fr[KEPT][d], fr[OI][d] = kept, 0
+    return _next_turn(fr, turns, d, n, deck)
+
+
+@njit(cache=True)
+def _next_turn(fr, turns, d, n, deck):
+    """Search the frame's next turn (from its result, with the draw that follows), or be
+    done when none is left; the last turn of the deck wins when every hand is empty."""
+    if fr[OI][d] >= fr[KEPT][d]:
+        return _DONE
+    s, r_ = fr[SEAT][d], fr[REM][d]
+    nxt = s + 1 if s + 1 < n else 0
+    c = turns[3][d][fr[OI][d]]
+    ck = turns[2][d][c]
+    fr[CHILD_HOLD][d, :] = turns[0][d][c]
+    fr[CHILD_DISP][d, :ck] = turns[1][d][c, :ck]
+    fr[CHILD_K][d] = ck
+    if r_ == 0:
+        if not _any(fr[CHILD_HOLD][d], n):
+            fr[RESULT][d] = WIN_CODE
+            return _DONE
+        fr[PHASE][d] = _AFTER_CHILD
+        return _push(fr, d + 1, nxt, fr[CHILD_HOLD][d], fr[CHILD_DISP][d, :ck], ck, r_)
+    fr[PHASE][d] = _AFTER_CHILD_DRAW
+    return _push(fr, d + 1, nxt, _drawn(fr[CHILD_HOLD][d], s, deck, r_), fr[CHILD_DISP][d, :ck], ck, r_ - 1)
+
+
+@njit(cache=True)
+def _resume(fr, turns, d, ret, n, params, deck):
+    """A frame's step once the child it waited for answered ``ret``."""
+    phase, s, r_, k = fr[PHASE][d], fr[SEAT][d], fr[REM][d], fr[K][d]
+    nxt = s + 1 if s + 1 < n else 0
+    if phase == _AFTER_TAIL or ret == OUT_OF_BUDGET:
+        return ret
+    if ret == WIN_CODE:
+        fr[RESULT][d] = WIN_CODE
+        return _DONE
+    if phase == _AFTER_DRAW:
+        if params[2] and _any(fr[HOLD][d], n):  # R-B7: or not draw
+            fr[PHASE][d] = _AFTER_NO_DRAW
+            return _push(fr, d + 1, nxt, fr[HOLD][d], fr[DISP][d, :k], k, r_)
+        return _DONE
+    if phase == _AFTER_NO_DRAW:
+        fr[RESULT][d] = ret
+        return _DONE
+    ck = fr[CHILD_K][d]
+    if phase == _AFTER_CHILD_DRAW and params[2] and _any(fr[CHILD_HOLD][d], n):  # R-B7: or not draw
+        fr[PHASE][d] = _AFTER_CHILD
+        return _push(fr, d + 1, nxt, fr[CHILD_HOLD][d], fr[CHILD_DISP][d, :ck], ck, r_)
+    fr[OI][d] += 1  # that turn loses: on to the next
+    return _next_turn(fr, turns, d, n, deck)
+
+
+@njit(cache=True)
+def win(seat, hold, disp, rem, first, second, third, params, deck, suffix, pressure, tabs, tk1, tk2, tv, cnt):
+    """Can the team win from the start of ``seat``'s turn? WIN_CODE, LOSS_CODE or
+    OUT_OF_BUDGET (nothing is stored on the way back then). ``params``: number of seats,
+    limit, optional draw (0/1), bound (0/1), restart seed, noise. ``first`` >= 0: can it
+    win by a turn whose rules actions start with ``first`` (and ``second``, ``third`` when
+    >= 0): the value of a decision inside the turn. That node itself is then neither
+    counted, bounded nor stored; every node below it is searched from a turn's start."""
+    n = params[0]
+    fr = _frames(n)
+    # each frame's turns (from _children), kept while its children are searched
+    turns = ([np.empty((0, n), np.int64) for _ in range(MAX_DEPTH)],
+             [np.empty((0, MAX_STACKS), np.int64) for _ in range(MAX_DEPTH)],
+             [np.empty(0, np.int64) for _ in range(MAX_DEPTH)], [np.empty(0, np.int64) for _ in range(MAX_DEPTH)])
+    prefix = np.array([first, second, third], np.int64)
+    step = _push(fr, 0, seat, hold, disp, disp.size, rem)
+    d, ret = 0, LOSS_CODE
+    while True:
+        if step == _PUSHED:
+            d = d + 1 if fr[PHASE][d] != _ENTER else d  # the root was pushed at depth 0
+            step = _enter(fr, turns, d, d == 0 and first >= 0, prefix, n, params, deck, suffix, pressure, tabs,
+                          tk1, tk2, tv, cnt)
+            continue
+        answer = step
+        if step == _DONE:
+            answer = fr[RESULT][d]
+            if not (d == 0 and first >= 0):
+                _store(tk1, tk2, tv, fr[H1][d], fr[H2][d], _WON if answer == WIN_CODE else _LOST, cnt)
+        if d == 0:
+            return answer
+        d -= 1  # the answer goes to the frame that searched this node
+        ret = answer
+        step = _resume(fr, turns, d, ret, n, params, deck)
