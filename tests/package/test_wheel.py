@@ -76,7 +76,7 @@ def test_wheel_holds_every_sub_package_and_no_top_level_envs_or_training(wheel):
     for n in top_level:
         assert zipfile.ZipFile(wheel).read(n).decode().split() == ["braincards"]
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "braincards = braincards.training.cli.main:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert "braincards = braincards.training.cli.launch:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
 
 def test_the_wheel_stays_under_30_mb(wheel):

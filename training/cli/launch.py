@@ -1,0 +1,42 @@
+"""The ``braincards`` entry point: the command, with a word when it is slow to start.
+
+Loading the command line loads torch, stable-baselines3, numba's compiled search and the web
+stack (several seconds the first time on a small machine, when nothing is in the OS's file
+cache). When that takes longer than :data:`SAY_AFTER` seconds and stderr is a terminal, one
+line says the command is starting, so the first output comes within a second whatever the
+command. Piped or redirected output gets nothing extra. ``braincards train`` first pins the
+CPU kernels (:mod:`braincards.training.kernels`).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+from braincards.training.kernels import pin_cpu_kernels
+
+SAY_AFTER = 0.7  # seconds of loading before the line is shown
+
+
+def _say_starting() -> None:
+    name = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else ""
+    print(f"braincards{' ' + name if name else ''}: starting (loading torch and the game engines) ...",
+          file=sys.stderr, flush=True)
+
+
+if sys.argv[1:2] == ["train"]:  # before torch loads: the same kernels on every x86-64 CPU
+    pin_cpu_kernels()
+_timer = threading.Timer(SAY_AFTER, _say_starting) if sys.stderr.isatty() else None
+if _timer is not None:
+    _timer.daemon = True
+    _timer.start()
+# the import this module exists to time: module-level, after the timer has started
+from braincards.training.cli.main import main as _main  # noqa: E402
+
+if _timer is not None:
+    _timer.cancel()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``braincards`` command (see :mod:`braincards.training.cli.main`)."""
+    return _main(argv)
