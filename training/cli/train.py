@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from ..learning.config import check_rllib_backend, load_train_config
+from ..learning.ranges import range_line
 from ..learning.sb3 import train
 from ..learning.yaml_files import parse_sets
 from .common import add_config_warning_option, rllib_extra
@@ -48,6 +49,9 @@ def cmd_train(args) -> int:
         check_rllib_backend(cfg)
         rllib_extra().train_rllib(cfg, out, resume_from=args.resume, progress=not args.quiet)
         return 0
-    train(cfg, out, resume_from=args.resume, progress=not args.quiet and sys.stderr.isatty(),
-          eval_workers=args.eval_workers)
+    summary = train(cfg, out, resume_from=args.resume, progress=not args.quiet and sys.stderr.isatty(),
+                    eval_workers=args.eval_workers)
+    line = range_line(cfg, summary)
+    if line:
+        print(line)
     return 0

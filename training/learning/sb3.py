@@ -22,8 +22,10 @@ Torch runs one thread per process by default (``torch_threads``): small-batch PP
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import random
 import sys
 import time
 from pathlib import Path
@@ -287,7 +289,8 @@ class Trainer:
                           "history": self.history, "speed": self.speed})
         plot_learning_curve(self.history, self.baseline, self.out / "learning_curve.png",
                             f"{cfg.game} {cfg.env}")
-        summary = {"out": str(self.out), "best": self.best, "last": self.history[-1],
+        first = self.history[0] if self.history[0]["timesteps"] == self.start_timesteps else None
+        summary = {"out": str(self.out), "start": first, "best": self.best, "last": self.history[-1],
                    "baseline": self.baseline, "speed": self.speed}
         self.log(format_summary(summary))
         return summary
@@ -296,6 +299,9 @@ class Trainer:
         """PPO between the first evaluation (of the clone or the warm start) and the last."""
         if (self.cfg.pretrain is not None or self.cfg.init_from) and not self.resume_from:
             self.evaluate_and_save(None)  # the learning curve starts from the clone or the warm start
+        elif not self.resume_from:
+            with random_state_kept():  # ... or the fresh network, without changing the run
+                self.evaluate_and_save(None)
         t0, eval0 = time.perf_counter(), self.eval_seconds
         self.model.learn(remaining, callback=TrainerCallback(self),
                          reset_num_timesteps=self.resume_from is None,
@@ -407,16 +413,33 @@ class Trainer:
             for k, v in entry.items() if k not in ("primary", "timesteps")))
 
 
+@contextlib.contextmanager
+def random_state_kept():
+    """Run a block without touching the run's random streams (torch's, numpy's and Python's
+    global generators come back as they were)."""
+    numpy_state, python_state = np.random.get_state(), random.getstate()
+    with torch.random.fork_rng(devices=[]):
+        yield
+    np.random.set_state(numpy_state)
+    random.setstate(python_state)
+
+
 def format_summary(summary: dict) -> str:
-    lines = [f"\nresults ({summary['out']}):", "| evaluation | learner (best) | learner (last) | heuristic |",
-             "|---|---|---|---|"]
-    for name, d in summary["best"].items():
-        if name in ("timesteps", "primary"):
-            continue
+    """The end of a run's log: each evaluation table for the learner where PPO started (when
+    the run evaluated it), at its best and at its end, beside the heuristic reference; what PPO
+    changed on the first table; and the run's speed."""
+    start = summary.get("start")
+    lines = [f"\nresults ({summary['out']}):",
+             "| evaluation | learner (start) | learner (best) | learner (last) | heuristic |", "|---|---|---|---|---|"]
+    names = [name for name in summary["best"] if name not in ("timesteps", "primary")]
+    for name in names:
         base = summary["baseline"].get(name)
-        lines.append(f"| {name} | {fmt_interval(d['win_rate'])} | "
+        lines.append(f"| {name} | {fmt_interval(start[name]['win_rate']) if start else '-'} | "
+                     f"{fmt_interval(summary['best'][name]['win_rate'])} | "
                      f"{fmt_interval(summary['last'][name]['win_rate'])} | "
                      f"{fmt_interval(base['win_rate']) if base else '-'} |")
+    if start and names:
+        lines.append(ppo_change(names[0], start, summary["last"]))
     s = summary["speed"]
     lines.append(f"best at {summary['best']['timesteps']} timesteps; {s['timesteps']} timesteps in "
                  f"{s['wall_seconds']:.0f} s = {s['steps_per_second']:.0f} steps/s, env share "
@@ -424,6 +447,20 @@ def format_summary(summary: dict) -> str:
                  f"{s['pretrain_seconds']:.0f} s, evaluations {s['evaluation_seconds']:.0f} s "
                  f"during training)")
     return "\n".join(lines)
+
+
+def ppo_change(name: str, start: dict, last: dict) -> str:
+    """One line: what PPO did to the win rate at table ``name``, from its start to its end,
+    and whether the two 95% intervals are apart."""
+    a, b = start[name]["win_rate"], last[name]["win_rate"]
+    if b["lo"] > a["hi"]:
+        verdict = "PPO improved it: the 95% intervals do not overlap"
+    elif b["hi"] < a["lo"]:
+        verdict = "PPO made it worse: the 95% intervals do not overlap"
+    else:
+        verdict = "no change beyond the 95% intervals"
+    return (f"{name}: {fmt_interval(a)} at {start['timesteps']} timesteps (where PPO started), "
+            f"{fmt_interval(b)} at {last['timesteps']} ({verdict})")
 
 
 def plot_learning_curve(history: list[dict], baseline: dict, path: Path, title: str) -> None:

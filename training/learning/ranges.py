@@ -1,0 +1,86 @@
+"""What a recipe gives over seeds, and where one run falls.
+
+A training result that reproduces bit for bit on one machine is an anecdote: a different seed
+or another CPU's float kernels give another run. ``configs/ranges.yaml`` (package data,
+written by ``python benchmarks/reproduce.py record``) holds, per recipe, the end of each
+seed's run on the first evaluation table (the team for a cooperative game, the first opponent
+for a competitive one): where PPO started, the last evaluation, the best one, each a win rate
+with its 95% interval. A recipe is matched by its config without the seed (a run with other
+steps or options is another recipe and gets no range).
+
+The *expected range* is the span of the recorded seeds' 95% intervals of the last
+evaluation: a run of the same recipe on another seed or machine should end inside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from ..evaluation.stats import fmt_interval
+from .config import TrainConfig, config_dict
+from .yaml_files import read_yaml, shipped_configs_dir
+
+RANGES_FILE = "ranges.yaml"
+
+
+def ranges_path() -> Path:
+    """``configs/ranges.yaml`` of the installed package."""
+    return shipped_configs_dir() / RANGES_FILE
+
+
+def load_ranges() -> dict:
+    """Recipe name -> its recorded seeds (``{}`` when nothing is recorded yet)."""
+    path = ranges_path()
+    return read_yaml(path, "ranges file") or {} if path.is_file() else {}
+
+
+def recipe_sha256(cfg: TrainConfig) -> str:
+    """The recipe's identity: the SHA-256 of its resolved config, the seed left out."""
+    data = config_dict(cfg)
+    data.pop("seed", None)
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def first_table(entry: dict) -> str:
+    """The evaluation table a range is kept for: the first one an evaluation reports."""
+    return next(name for name in entry if name not in ("timesteps", "primary"))
+
+
+def seed_record(seed: int, summary: dict) -> dict:
+    """What a range keeps of one run: its seed and, on the first table, the win rate where PPO
+    started, at the last evaluation and at the best."""
+    table = first_table(summary["last"])
+    pick = {k: summary[k][table]["win_rate"] for k in ("start", "last", "best") if summary.get(k)}
+    return {"seed": seed, "table": table, **{k: {key: round(v, 4) for key, v in d.items()} for k, d in pick.items()}}
+
+
+def expected_range(entry: dict) -> tuple[float, float]:
+    """The span of the recorded seeds' 95% intervals of the last evaluation."""
+    return (min(s["last"]["lo"] for s in entry["seeds"]), max(s["last"]["hi"] for s in entry["seeds"]))
+
+
+def range_for(cfg: TrainConfig) -> tuple[str, dict] | None:
+    """(recipe name, recorded entry) for this config, or None when it is not a recorded recipe."""
+    sha = recipe_sha256(cfg)
+    return next(((name, e) for name, e in load_ranges().items() if e.get("config_sha256") == sha), None)
+
+
+def range_line(cfg: TrainConfig, summary: dict) -> str | None:
+    """One line comparing a finished run with its recipe's recorded seeds, or None."""
+    found = range_for(cfg)
+    if found is None or not summary.get("last"):
+        return None
+    name, entry = found
+    lo, hi = expected_range(entry)
+    table = entry["seeds"][0]["table"]
+    value = summary["last"][table]["win_rate"]
+    seeds = ", ".join(f"{s['last']['value']:.3f} (seed {s['seed']})" for s in entry["seeds"])
+    inside = "inside" if lo <= value["value"] <= hi else "OUTSIDE"
+    return (f"{name}, {table}: this run ended at {fmt_interval(value)}, {inside} the expected range "
+            f"{lo:.3f}-{hi:.3f} (recorded runs ended at {seeds}; {entry.get('machine', 'machine not recorded')})")
+
+
+__all__ = ["expected_range", "first_table", "load_ranges", "range_for", "range_line", "ranges_path",
+           "recipe_sha256", "seed_record"]
