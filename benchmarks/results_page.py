@@ -431,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--regenerate", action="store_true", help="re-measure every shipped checkpoint first")
     ap.add_argument("--check", action="store_true", help="exit 1 if a committed page differs from its rendering")
     ap.add_argument("--only", action="append", default=[], metavar="NAME", help="with --regenerate: only these")
-    ap.add_argument("--games", type=int, default=200, help="games per evaluation (default 200)")
+    ap.add_argument("--games", type=int, default=1000, help="games per evaluation (default 1000, as the page's rows)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--crossplay", action="store_true", help="re-measure the cross-play tables (--games a cell)")

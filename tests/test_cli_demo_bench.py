@@ -35,11 +35,17 @@ def test_demo_errors_name_what_was_wrong(capsys):
 
 
 def test_bench_prints_a_table_with_decisions_per_second():
-    rows = bench.run(seconds=0.05, repeats=1, only=["the_brain_v0"])
+    said: list = []
+    rows = bench.run(seconds=0.05, repeats=1, only=["the_brain_v0"], progress=said.append)
     brain = [r for r in rows if r["env"].startswith("the_brain_v0")]
     assert len(brain) == 3 and all(r["decisions_per_s"] > 0 for r in brain)
+    # it says how long it will take, then each env as it is measured (issue 40: 90 s of silence)
+    assert said[0] == f"bench: {len(rows)} envs x 1 runs x 0.05 s (about 0 s)" and len(said) == 1 + len(rows)
+    assert said[1].startswith("bench: 1/") and said[1].endswith(" decisions/s")
     table = bench.format_table(rows)
     assert table.startswith("| env | decisions/s | ratio to leduc_holdem_v4 |")
+    # without the peer, the empty ratio column is explained
+    assert ("`make bench` runs this benchmark in .bench-venv" in table) == (bench.PEERS_MISSING != "")
 
 
 def test_console_script_runs():

@@ -10,6 +10,7 @@ Makefile's ``bench`` target makes a separate venv with it; braincards never depe
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
@@ -50,20 +51,25 @@ def measure(env, seconds: float, seed: int = 0) -> tuple[float, int]:
     return decisions / (time.perf_counter() - start), decisions
 
 
-def run(seconds: float, repeats: int, only: list[str] | None = None) -> list[dict]:
+def run(seconds: float, repeats: int, only: list[str] | None = None, progress=None) -> list[dict]:
+    """The best of ``repeats`` measurements of ``seconds`` for each env; ``progress(line)`` hears
+    how far it is (the whole run takes envs x repeats x seconds)."""
     cases = [(f"{name} {config}", lambda name=name, config=config: make(name, **config))
              for name, config in BRAINCARDS_CASES if not only or name in only]
     if PEERS_MISSING:
         print(f"skipping PettingZoo's classic games ({PEERS_MISSING}); `make bench` installs "
               "pettingzoo[classic] in .bench-venv")
     cases += list(PEERS.items())
+    say = progress or (lambda line: None)
+    say(f"bench: {len(cases)} envs x {repeats} runs x {seconds:g} s (about {len(cases) * repeats * seconds:.0f} s)")
     rows = []
-    for label, factory in cases:
+    for i, (label, factory) in enumerate(cases, 1):
         best = 0.0
         for r in range(repeats):  # best of N: least disturbed by other load
             rate, _ = measure(factory(), seconds, seed=r)
             best = max(best, rate)
         rows.append({"env": label, "decisions_per_s": best})
+        say(f"bench: {i}/{len(cases)} {label}: {best:,.0f} decisions/s")
     reference = next((row["decisions_per_s"] for row in rows if row["env"] == REFERENCE), None)
     for row in rows:
         row["ratio_to_leduc"] = None if reference is None else row["decisions_per_s"] / reference
@@ -75,6 +81,9 @@ def format_table(rows: list[dict]) -> str:
     for row in rows:
         ratio = "-" if row["ratio_to_leduc"] is None else f"{row['ratio_to_leduc']:.2f}x"
         lines.append(f"| {row['env']} | {row['decisions_per_s']:,.0f} | {ratio} |")
+    if any(row["ratio_to_leduc"] is None for row in rows):
+        lines.append(f"\nratio: - where {REFERENCE} was not measured (PettingZoo's classic games are not installed "
+                     f"here; `make bench` runs this benchmark in .bench-venv, which has them)")
     return "\n".join(lines)
 
 
@@ -86,5 +95,5 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.repeats < 1:
         parser.error("--seconds must be > 0 and --repeats >= 1")
-    print(format_table(run(args.seconds, args.repeats, args.only)))
+    print(format_table(run(args.seconds, args.repeats, args.only, progress=lambda line: print(line, file=sys.stderr))))
     return 0
