@@ -33,6 +33,7 @@ from pathlib import Path
 import torch
 import yaml
 
+from braincards.training.kernels import pin_cpu_kernels
 from braincards.training.learning.config import load_train_config
 from braincards.training.learning.ranges import (
     expected_range,
@@ -83,10 +84,14 @@ def recipe(name: str) -> tuple[str, Path]:
 
 
 def machine() -> str:
-    """The CPU and the torch build: what bit-for-bit depends on."""
-    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                  if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
-    return f"{model or platform.machine()}, torch {torch.__version__} ({torch.backends.cpu.get_cpu_capability()})"
+    """The CPU, the torch build and the kernels a ``braincards train`` run pins: what bit for
+    bit depends on."""
+    model = ""
+    if Path("/proc/cpuinfo").exists():
+        model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                      if line.startswith("model name")), "")
+    pinned = ", ".join(f"{k}={v}" for k, v in pin_cpu_kernels(dict(os.environ)).items() if v)
+    return f"{model or platform.machine()}, torch {torch.__version__}, kernels {pinned or 'native'}"
 
 
 def run(name: str, seed: int) -> tuple:

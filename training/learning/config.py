@@ -160,8 +160,7 @@ class EvaluationConfig(_Strict):
     background: bool = Field(False, description="SB3: evaluations (and the heuristic reference, from the start) play "
                              "in a second process while training goes on "
                              "(each result is the one the weights evaluated get inline; `best` is chosen when it comes "
-                             "back; deterministic under the seed, but not the same run as inline evaluations: "
-                             "`braincards.training.learning.schedule.BackgroundEvaluation`)")
+                             "back; deterministic under the seed, but not the same run as inline evaluations)")
 
 
 class PretrainConfig(_Strict):
