@@ -338,3 +338,28 @@ def test_a_worker_left_open_does_not_hold_the_interpreter_at_exit():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["42", "False"]
+
+
+def test_workers_do_not_hang_in_the_openmp_pool_their_parent_started(tmp_path):
+    """A parent that trained a torch network (its OpenMP pool up on 2 threads), then evaluates a
+    torch policy in worker processes: a forked worker that copies a large tensor entered the
+    copied pool and hung for good (found with the own-agent docs page). Workers now run one
+    torch thread. In a subprocess, so that a hang fails this test instead of the suite."""
+    (tmp_path / "big_agent.py").write_text(
+        "import numpy as np, torch\n"
+        "class BigAgent:\n"
+        "    def __init__(self, game, seed=None):\n"
+        "        net = torch.nn.Linear(2260, 256)\n"
+        "        net.load_state_dict({k: v.clone() for k, v in net.state_dict().items()})  # a large copy\n"
+        "    def reset(self, seed=None):\n"
+        "        pass\n"
+        "    def act(self, observation, agent=None):\n"
+        "        return int(np.flatnonzero(observation['action_mask'])[0])\n")
+    code = ("import sys, torch; sys.path.insert(0, sys.argv[1]); torch.set_num_threads(2)\n"
+            "x = torch.randn(512, 2260, requires_grad=True); (x @ torch.randn(2260, 512)).tanh().sum().backward()\n"
+            "from braincards.training.evaluation.evaluate import evaluate\n"
+            "r = evaluate('the_brain', {'num_players': 2}, seats=['big_agent:BigAgent'] * 2, games=4, workers=2,"
+            " progress=False)\n"
+            "print(r['games'])\n")
+    result = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=90)
+    assert result.returncode == 0 and result.stdout.strip() == "4", result.stderr[-2000:]

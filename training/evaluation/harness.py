@@ -34,6 +34,7 @@ from braincards.envs import derive_seed, get_spec
 from braincards.training.processes import deferred_signals, die_with_parent, sigterm_exits
 
 from ..agents.checkpoint import CheckpointConfigWarning
+from ..agents.network import set_torch_threads
 from ..agents.policy import history_k_of, spec_label
 from ..agents.specs import make_policy
 from ..agents.table import Table as GameTable
@@ -147,6 +148,10 @@ def _worker_init(parent, game, config, specs, seed, deterministic, record=False)
     die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # one torch thread: a forked child must not enter the OpenMP pool its parent started (it
+    # hangs there for good, e.g. loading weights after the parent trained a network), and
+    # one thread is also what small-batch inference runs fastest on
+    set_torch_threads(1)
     # the parent has resolved every spec (validate_specs) and said its warnings once
     warnings.simplefilter("ignore", CheckpointConfigWarning)
     global _WORKER_TABLE
