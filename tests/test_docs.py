@@ -43,7 +43,10 @@ PYTHON, SHELL, DATA, TEXT = {"python"}, {"bash", "sh", "shell"}, {"json", "yaml"
 
 # Exact text replaced in python blocks before they run, to keep the test fast (each block
 # is otherwise run as written)
-SPEED_UPS = {"games=1000,": "games=24,"}  # Evaluation API: 1,000 games take ~10 s here
+SPEED_UPS = {"games=1000,": "games=24,",  # Evaluation API: 1,000 games take ~10 s here
+             "games=300,": "games=12,",  # Evaluate your own agent: evaluate, crossplay
+             "quick=True,": "games=5,",  # ... and a benchmark of 5 games a scenario
+             "range(150)": "range(30)", "range(20)": "range(3)"}  # ... trained on fewer games
 # `braincards` subcommands run (with few games) when every policy they seat is built in
 CHEAP_COMMANDS = {"demo", "evaluate", "crossplay", "league"}
 BUILTIN_POLICIES = {"random", "heuristic"}
