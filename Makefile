@@ -52,10 +52,12 @@ chromium:
 		apt-get install -y -q --no-install-recommends chromium; \
 	fi
 
-# The Brain, 3 players at robber, from the quick config (about 4.5 minutes on 2 cores): prints
-# the learner's evaluation next to the all-heuristic team's. Output in runs/<config>-seed0/.
-# TRAIN_CONFIG=configs/the_brain/train_3p.yaml runs the shipped the_brain/ppo_3p's recipe (~13 min).
-TRAIN_CONFIG ?= configs/the_brain/train_3p_quick.yaml
+# The main job: Oh My Brain, 2 players, PPO from a fresh network against a pool of the heuristic,
+# random play and its own snapshots (the shipped oh_my_brain/ppo_2p's recipe, about 3 minutes on
+# 2 idle cores). It prints the learner where PPO started, at its best and at its end beside the
+# heuristic, what PPO changed, and the recipe's documented range over seeds. Output in
+# runs/<config>-seed0/. TRAIN_CONFIG=the_brain/train_3p_quick is the documented second step:
+# The Brain's 3-player team cloned from greedy, then PPO (about 4.5 minutes).
 train: $(STAMP)
 	$(VENV)/bin/braincards train $(TRAIN_CONFIG) --out runs/$(basename $(notdir $(TRAIN_CONFIG)))-seed0 --eval-workers 2
 

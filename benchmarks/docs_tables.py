@@ -5,6 +5,8 @@
 
 * ``docs/agents.md``: the policy kinds of the registry
   (:func:`braincards.training.agents.specs.policy_table`).
+* ``docs/training.md``: the recipes' documented ranges over seeds
+  (:func:`braincards.training.learning.ranges.ranges_table`, from ``configs/ranges.yaml``).
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import sys
 from pathlib import Path
 
 from braincards.training.agents.specs import policy_table
+from braincards.training.learning.ranges import ranges_table
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = {  # page -> (marker name, generator)
     ROOT / "docs" / "agents.md": ("policy-table", policy_table),
+    ROOT / "docs" / "training.md": ("ranges-table", ranges_table),
 }
 
 

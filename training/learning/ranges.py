@@ -82,5 +82,25 @@ def range_line(cfg: TrainConfig, summary: dict) -> str | None:
             f"{lo:.3f}-{hi:.3f} (recorded runs ended at {seeds}; {entry.get('machine', 'machine not recorded')})")
 
 
+def ranges_table() -> str:
+    """The recorded recipes as a Markdown table (the docs' training page shows it)."""
+    lines = ["| recipe | table | seeds | where PPO started | last evaluation | best | expected range |",
+             "|---|---|---|---|---|---|---|"]
+    for name, entry in sorted(load_ranges().items()):
+        seeds = entry["seeds"]
+
+        def values(key, seeds=seeds):
+            return ", ".join(f"{s[key]['value']:.3f}" if key in s else "-" for s in seeds)
+
+        lo, hi = expected_range(entry)
+        lines.append(f"| `{name}` (`{entry['config']}`) | {seeds[0]['table']} | "
+                     f"{', '.join(str(s['seed']) for s in seeds)} | {values('start')} | {values('last')} | "
+                     f"{values('best')} | {lo:.3f}-{hi:.3f} |")
+    machines = sorted({e.get("machine", "") for e in load_ranges().values()})
+    lines.append("")
+    lines.append("Recorded on " + "; ".join(machines) + " (`python benchmarks/reproduce.py record`).")
+    return "\n".join(lines)
+
+
 __all__ = ["expected_range", "first_table", "load_ranges", "range_for", "range_line", "ranges_path",
-           "recipe_sha256", "seed_record"]
+           "ranges_table", "recipe_sha256", "seed_record"]
