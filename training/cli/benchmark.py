@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
-from ..agents.checkpoint import CheckpointConfigWarning
 from ..agents.specs import cli_help
 from ..evaluation.benchmark.suites import available_suites, load_suite
 from ..evaluation.harness import run_tasks
@@ -78,11 +76,9 @@ def cmd_benchmark(args) -> int:
     suite = load_suite(args.suite)
     run = rllib_extra().ray_runner(args.ray_address) if args.ray_address else run_tasks
     out = Path(args.out or Path("runs") / "benchmark" / suite.name / runner.slug(args.policy))
-    with warnings.catch_warnings():  # the suite seats the policy at its scenarios' tables on purpose
-        warnings.simplefilter("ignore", CheckpointConfigWarning)
-        card = scorecard.benchmark(args.policy, suite, out, against=args.against, quick=args.quick,
-                                   games=args.games, workers=args.workers, runner=run,
-                                   progress=False if args.quiet else None)
+    card = scorecard.benchmark(args.policy, suite, out, against=args.against, quick=args.quick,
+                               games=args.games, workers=args.workers, runner=run,
+                               progress=False if args.quiet else None)
     print(report.format_scorecard(card))
     print("wrote " + ", ".join(report.write_scorecard(card, out)))
     return 0
