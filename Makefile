@@ -58,6 +58,7 @@ chromium:
 # heuristic, what PPO changed, and the recipe's documented range over seeds. Output in
 # runs/<config>-seed0/. TRAIN_CONFIG=the_brain/train_3p_quick is the documented second step:
 # The Brain's 3-player team cloned from greedy, then PPO (about 4.5 minutes).
+TRAIN_CONFIG ?= configs/oh_my_brain/train_2p.yaml
 train: $(STAMP)
 	$(VENV)/bin/braincards train $(TRAIN_CONFIG) --out runs/$(basename $(notdir $(TRAIN_CONFIG)))-seed0 --eval-workers 2
 

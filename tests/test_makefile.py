@@ -38,3 +38,9 @@ def test_make_chromium_lists_the_packages_before_installing_them():
 def test_ci_installs_chromium_explicitly_before_the_tests():
     steps = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("make ")]
     assert steps[:2] == ["make chromium", "make test"], steps
+
+
+def test_make_train_runs_the_main_jobs_config_and_it_exists():
+    commands = _dry_run("train")
+    assert "braincards train configs/oh_my_brain/train_2p.yaml --out runs/train_2p-seed0" in commands, commands
+    assert (ROOT / "configs" / "oh_my_brain" / "train_2p.yaml").is_file()
