@@ -248,7 +248,7 @@ sys.exit(main(sys.argv[1:]))
     (["demo", "the_brain", "--players", "2"], 0, "result (game over)"),
     (["--version"], 0, "braincards "),
     (["evaluate", "the_brain", "--seat", "random"], 2,
-     "`braincards evaluate` needs tqdm (module 'tqdm' is not installed): pip install 'braincards[train]'"),
+     "`braincards evaluate` needs torch (module 'torch' is not installed): pip install 'braincards[train]'"),
     (["train", "configs/the_brain/train_3p.yaml"], 2, "pip install 'braincards[train]'"),
     (["league", "oh_my_brain", "random", "heuristic", "--out", "OUT"], 2, "pip install 'braincards[train]'"),
 ])

@@ -131,3 +131,33 @@ def test_the_compiled_search_is_loaded_from_numbas_cache_in_a_second_process(tmp
     second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert first.stdout.split()[:2] == second.stdout.split()[:2]
     assert first.stdout.split()[2] == "0" and second.stdout.split()[2] == "1", (first.stdout, second.stdout)
+
+
+# ---------------------------------------------------------------------------- start-up
+def _modules_after(code: str) -> set:
+    result = subprocess.run([sys.executable, "-c", code + "\nimport sys; print(' '.join(sorted(sys.modules)))"],
+                            capture_output=True, text=True, check=True)
+    return set(result.stdout.split())
+
+
+def test_help_and_oracle_load_no_torch_and_only_their_own_command():
+    """The command line imports a command's module when that command runs: `--help` lists
+    every command without importing them, and `oracle` (The Brain's solver) never loads torch."""
+    helped = _modules_after("from braincards.training.cli.main import main\n"
+                            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass")
+    assert "torch" not in helped and "braincards.training.cli.evaluation" not in helped
+    solved = _modules_after("from braincards.training.cli.main import main\n"
+                            "main(['oracle', 'the_brain', '--players', '2', '--deals', '1'])")
+    assert "braincards.training.cli.oracle" in solved
+    assert "torch" not in solved and "braincards.training.cli.train" not in solved
+
+
+def test_the_listed_commands_match_their_modules():
+    """`--help` lists each command from the table in main; the full parser from the modules."""
+    from braincards.training.cli.main import COMMANDS, build_parser
+
+    def listed(parser):
+        sub = next(a for a in parser._actions if a.dest == "command")
+        return {a.dest: a.help for a in sub._choices_actions}
+
+    assert listed(build_parser("")) == listed(build_parser()) == {k: v[1] for k, v in COMMANDS.items()}

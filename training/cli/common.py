@@ -4,11 +4,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from braincards.training import files
-from braincards.training.agents.locations import adopted_options
-from braincards.training.learning.yaml_files import load_env_config
 
 
 def add_table_options(p: argparse.ArgumentParser, *, games_default: int = 100, players: bool = True) -> None:
@@ -33,22 +30,6 @@ def add_config_warning_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-config-warning", action="store_true",
                    help="don't warn when a checkpoint sits at a table whose game options differ "
                         "from the ones it was trained with")
-
-
-def table_config(args, specs=(), seats: int | None = None) -> dict:
-    """The env config of a table command: ``--config`` and ``--set``, then ``--players``.
-    With none of them given, the table takes the options the seated checkpoints (``specs``)
-    were trained with, saying so in one line (:func:`~..agents.locations.adopted_options`);
-    ``seats`` is the player count when the seats fix it."""
-    config = load_env_config(args.config, args.set)
-    players = getattr(args, "players", None)
-    if players is not None:
-        config["num_players"] = players
-    if not config and not args.config:
-        config, note = adopted_options(args.game, specs, seats)
-        if note:
-            print(f"braincards: {note}", file=sys.stderr)
-    return config
 
 
 def progress(args) -> bool | None:

@@ -8,7 +8,8 @@ from ..agents.specs import cli_help
 from ..evaluation.crossplay import crossplay, format_crossplay
 from ..evaluation.evaluate import evaluate, format_evaluation
 from ..evaluation.league import format_league, league
-from .common import add_table_options, progress, table_config, write_json_result
+from .common import add_table_options, progress, write_json_result
+from .tables import table_config
 
 
 def add_commands(sub) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
+import importlib.util
 import os
 import re
 import sys
@@ -20,65 +22,86 @@ from importlib.metadata import PackageNotFoundError, requires, version
 from braincards.envs import get_spec
 from braincards.training.processes import sigterm_exits
 
-from . import bench, demo
-
-# errors that are the user's (bad values, unwritable paths, a dead worker): said in one line
-USER_ERRORS: tuple[type[Exception], ...] = (ValueError, OSError)
-try:  # optional: the train extra (torch, SB3, pyyaml, ...) that every other command needs
-    from ..evaluation.harness import CheckpointConfigWarning, WorkerError
-    from . import benchmark, evaluation, oracle, play, train
-
-    TRAIN_COMMANDS, MISSING = (evaluation, oracle, play, train, benchmark), None
-    USER_ERRORS += (WorkerError,)
-except ModuleNotFoundError as err:
-    TRAIN_COMMANDS, MISSING, CheckpointConfigWarning = (), err, None
-try:  # optional: the web extra (fastapi, uvicorn) that `serve` needs (and the train extra)
-    from . import serve
-
-    WEB_COMMANDS, WEB_MISSING = (serve,), None
-except ModuleNotFoundError as err:
-    WEB_COMMANDS, WEB_MISSING = (), err
-
 DESCRIPTION = ("braincards: The Brain, Oh My Brain and Brainwaves: The Brilliant Boar as PettingZoo "
                "environments, with baselines, evaluation and training")
-# the commands that need the train extra, as --help lists them when it is missing
-NEEDS_TRAIN_EXTRA = {
-    "evaluate": "seat policies and play N games: win rates, scores, CIs",
-    "crossplay": "cooperative cross-play matrix (CSV + heatmap PNG)",
-    "league": "round-robin ratings (openskill) of competitive policies",
-    "play": "play in the terminal with or against policies",
-    "oracle": "The Brain: share of deals winnable with every card known",
-    "train": "train a policy from a YAML config (MaskablePPO, or RLlib)",
-    "benchmark": "a policy on a versioned benchmark suite: normalised scorecard",
+# every command: (its module, its one-line help, the extra it needs). A command's module is
+# imported when the command runs (so `braincards oracle` never loads torch, nor `--help`
+# anything heavy); build_parser() without a command imports them all.
+COMMANDS = {
+    "demo": ("demo", "play one game with random legal moves, printing the table", None),
+    "bench": ("bench", "env throughput benchmark (see `braincards bench --help`)", None),
+    "evaluate": ("evaluation", "seat policies and play N games: win rates, scores, CIs", "train"),
+    "crossplay": ("evaluation", "cooperative cross-play matrix (CSV + heatmap PNG)", "train"),
+    "league": ("evaluation", "round-robin ratings (openskill) of competitive policies", "train"),
+    "oracle": ("oracle", "The Brain: share of deals winnable with every card known", "train"),
+    "play": ("play", "play in the terminal with or against policies", "train"),
+    "train": ("train", "train a policy from a YAML config (MaskablePPO, or RLlib)", "train"),
+    "benchmark": ("benchmark", "a policy on a versioned benchmark suite: normalised scorecard", "train"),
+    "serve": ("serve", "play, watch replays and run studies in the browser", "web"),
 }
-NEEDS_WEB_EXTRA = {"serve": "play, watch replays and run studies in the browser"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+ALL = "*"  # build_parser's default: every command's module
+EXTRA_PROBES = {"train": "torch", "web": "fastapi"}  # a module each extra installs
+
+
+def build_parser(command: str = ALL) -> argparse.ArgumentParser:
+    """The ``braincards`` parser. ``command``: the command about to run (only its module is
+    imported; the others are listed by name and help), :data:`ALL` (every command's module),
+    or anything else (``--help``, ``--version``: none is imported). A command whose extra is
+    not installed is listed, and when run says what to install."""
     parser = argparse.ArgumentParser(prog="braincards", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (demo, bench, *TRAIN_COMMANDS, *WEB_COMMANDS):
-        group.add_commands(sub)
-    if WEB_MISSING is not None:
-        _add_missing(sub, NEEDS_WEB_EXTRA, WEB_MISSING)
-    if MISSING is not None:
-        _add_missing(sub, NEEDS_TRAIN_EXTRA, MISSING)
+    modules = {m for m, _, _ in COMMANDS.values()}
+    wanted = modules if command == ALL else {COMMANDS[command][0]} if command in COMMANDS else set()
+    for module_name in dict.fromkeys(m for m, _, _ in COMMANDS.values()):
+        names = [name for name, (m, _, _) in COMMANDS.items() if m == module_name]
+        if module_name not in wanted:
+            for name in names:  # listed only: this run is not theirs
+                sub.add_parser(name, help=_listed_help(name), add_help=False)
+            continue
+        try:
+            module = importlib.import_module(f"{__package__}.{module_name}")
+        except ModuleNotFoundError as err:  # its extra is not installed
+            _add_missing(sub, names, err)
+        else:
+            module.add_commands(sub)
     return parser
 
 
-def _explain_missing(args):
-    raise MISSING if args.command in NEEDS_TRAIN_EXTRA else WEB_MISSING
+def _listed_help(name: str) -> str:
+    """A command's line in ``--help``, saying so when its extra is not installed (found without
+    importing anything heavy)."""
+    _, what, extra = COMMANDS[name]
+    if extra is None:
+        return what
+    try:
+        installed = importlib.util.find_spec(EXTRA_PROBES[extra]) is not None
+    except ImportError:  # a finder that refuses the name outright
+        installed = False
+    return what if installed else f"{what} (not installed: pip install 'braincards[{extra}]')"
 
 
-def _add_missing(sub, commands: dict, err: ModuleNotFoundError) -> None:
+def _add_missing(sub, names: list[str], err: ModuleNotFoundError) -> None:
     """Commands whose extra is missing: listed in --help, and when run they say what to install."""
     if extra_for_missing_module(err) is None:
         raise err  # not a missing extra: a bug, keep the traceback
-    for name, what in commands.items():
-        p = sub.add_parser(name, help=f"{what} (not installed: {_install_hint(err)})")
+
+    def explain(args):
+        raise err
+
+    for name in names:
+        p = sub.add_parser(name, help=f"{COMMANDS[name][1]} (not installed: {_install_hint(err)})")
         p.add_argument("args", nargs=argparse.REMAINDER)
-        p.set_defaults(func=_explain_missing)
+        p.set_defaults(func=explain)
+
+
+def _user_errors() -> tuple[type[Exception], ...]:
+    """The errors that are the user's (bad values, unwritable paths, a dead worker): said in one
+    line, without a traceback."""
+    harness = sys.modules.get("braincards.training.evaluation.harness")
+    return (ValueError, OSError) + ((harness.WorkerError,) if harness is not None else ())
 
 
 def _version() -> str:
@@ -160,9 +183,11 @@ def _config_warnings(silence: bool):
     """A checkpoint seated at a table it was not trained for is said in one line on stderr
     (``braincards: warning: ...``), once per checkpoint, or not at all with
     ``--no-config-warning``."""
-    if CheckpointConfigWarning is None:  # no checkpoints without the train extra
+    checks = sys.modules.get("braincards.training.agents.checkpoint_checks")
+    if checks is None:  # this command seats no checkpoint (or the train extra is missing)
         yield
         return
+    CheckpointConfigWarning = checks.CheckpointConfigWarning  # noqa: N806 - the class, looked up
     shown, said = warnings.showwarning, set()
 
     def one_line(message, category, filename, lineno, file=None, line=None):
@@ -185,8 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     command = argv[0] if argv else ""
     try:
         if command == "bench":  # the benchmark parses its own options
-            return bench.cmd_bench(argparse.Namespace(args=argv[1:]))
-        args = build_parser().parse_args(argv)
+            return importlib.import_module(f"{__package__}.bench").cmd_bench(argparse.Namespace(args=argv[1:]))
+        args = build_parser(command if command in COMMANDS else "").parse_args(argv)
         command = args.command
         if hasattr(args, "game"):
             args.game = get_spec(args.game).id
@@ -204,8 +229,10 @@ def main(argv: list[str] | None = None) -> int:
             raise  # not a missing extra: a bug, keep the traceback
         _error(f"`braincards {command}` needs {_install_hint(err)}")
         return 2
-    except USER_ERRORS as err:  # bad config values, unwritable
-        _error(str(err))  # --out/--json paths, a dead worker: say what was wrong, no traceback
+    except Exception as err:
+        if not isinstance(err, _user_errors()):
+            raise
+        _error(str(err))  # bad config values, unwritable --out/--json paths, a dead worker: no traceback
         return 2
 
 

@@ -14,7 +14,8 @@ from braincards.envs import derive_seed, get_spec
 
 from ..agents.specs import cli_help, make_policy
 from ..agents.table import Table, seats_config
-from .common import add_config_warning_option, table_config
+from .common import add_config_warning_option
+from .tables import table_config
 
 
 def add_commands(sub) -> None:
