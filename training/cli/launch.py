@@ -1,7 +1,7 @@
 """The ``braincards`` entry point: the command, with a word when it is slow to start.
 
-Loading the command line loads torch, stable-baselines3, numba's compiled search and the web
-stack (several seconds the first time on a small machine, when nothing is in the OS's file
+A command loads its own modules when it runs (torch, stable-baselines3, numba's compiled
+search or the web stack: seconds on a small machine, more when nothing is in the OS's file
 cache). When that takes longer than :data:`SAY_AFTER` seconds and stderr is a terminal, one
 line says the command is starting, so the first output comes within a second whatever the
 command. Piped or redirected output gets nothing extra. ``braincards train`` first pins the
@@ -26,17 +26,18 @@ def _say_starting() -> None:
 
 if sys.argv[1:2] == ["train"]:  # before torch loads: the same kernels on every x86-64 CPU
     pin_cpu_kernels()
-_timer = threading.Timer(SAY_AFTER, _say_starting) if sys.stderr.isatty() else None
-if _timer is not None:
-    _timer.daemon = True
-    _timer.start()
-# the import this module exists to time: module-level, after the timer has started
-from braincards.training.cli.main import main as _main  # noqa: E402
-
-if _timer is not None:
-    _timer.cancel()
+from braincards.training.cli.main import main as _main  # noqa: E402 - after the kernels are pinned
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``braincards`` command (see :mod:`braincards.training.cli.main`)."""
-    return _main(argv)
+    """Run the ``braincards`` command (see :mod:`braincards.training.cli.main`), saying it is
+    starting when loading its modules takes longer than :data:`SAY_AFTER` seconds."""
+    timer = threading.Timer(SAY_AFTER, _say_starting) if sys.stderr.isatty() else None
+    if timer is None:
+        return _main(argv)
+    timer.daemon = True
+    timer.start()
+    try:
+        return _main(argv, loaded=timer.cancel)
+    finally:
+        timer.cancel()

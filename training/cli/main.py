@@ -205,13 +205,17 @@ def _config_warnings(silence: bool):
         yield
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, loaded=None) -> int:
+    """Run ``braincards ARGV``; returns the exit status. ``loaded()`` is called once the
+    command's modules are imported (the entry point's progress line waits for it)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     command = argv[0] if argv else ""
     try:
         if command == "bench":  # the benchmark parses its own options
             return importlib.import_module(f"{__package__}.bench").cmd_bench(argparse.Namespace(args=argv[1:]))
         args = build_parser(command if command in COMMANDS else "").parse_args(argv)
+        if loaded is not None:
+            loaded()
         command = args.command
         if hasattr(args, "game"):
             args.game = get_spec(args.game).id
