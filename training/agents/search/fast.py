@@ -336,22 +336,25 @@ def _cut(hold, n, disp, k, rem, first, params, suffix, masks, match, h1, h2, tk1
     return -1
 
 
+@njit(cache=True, inline="always")
+def turn_rows(hold, seat, n, k):
+    """At most how many turns ``seat`` can play (the rows :func:`_children` may write)."""
+    hc = _popcount(hold[seat])
+    return hc * max(k, (hc - 1) * (n - 1), 1) + 1
+
+
 @njit(cache=True)
-def _children(seat, hold, n, disp, k, rem, first, second, third, params, suffix, pressure, tabs, h1):
-    """The turns of ``seat`` (see :func:`_turns`) and the order to try them in: those that do
-    not lose at once (R-B6), best move-ordering score first (a stable sort, as Python's
-    ``list.sort``). Returns the child arrays, the order and how many are in it."""
+def _children(seat, hold, n, disp, k, rem, first, second, third, params, suffix, pressure, tabs, h1,
+              ch_hold, ch_disp, ch_k, order, keys):
+    """The turns of ``seat`` (see :func:`_turns`), written into rows 0.. of ``ch_hold``,
+    ``ch_disp`` and ``ch_k`` (each with :func:`turn_rows` rows at least), and the order to try
+    them in, into ``order``: those that do not lose at once (R-B6), best move-ordering score
+    first (a stable sort, as Python's ``list.sort``; ``keys`` is its scratch). Returns how many
+    turns there are and how many are in the order."""
     limit = params[1]
     sym, match, removers, byte_value, masks, dead = tabs
-    hc = _popcount(hold[seat])
-    most = hc * max(k, (hc - 1) * (n - 1), 1) + 1
-    ch_hold = np.empty((most, n), np.int64)
-    ch_disp = np.empty((most, k + 2), np.int64)
-    ch_k = np.empty(most, np.int64)
     m = _turns(seat, hold, n, disp, k, ch_hold, ch_disp, ch_k, sym, match, masks[0], first, second, third, ch_hold,
                False)
-    order = np.empty(m, np.int64)
-    keys = np.empty(m, np.float64)
     kept = 0
     for c in range(m):
         if ch_k[c] < limit:  # R-B6: loss before win
@@ -368,6 +371,6 @@ def _children(seat, hold, n, disp, k, rem, first, second, third, params, suffix,
             keys[i] = key
             order[i] = c
             kept += 1
-    return ch_hold, ch_disp, ch_k, order, kept
+    return m, kept
 
 
