@@ -53,7 +53,7 @@ chromium:
 	fi
 
 # The main job: Oh My Brain, 2 players, PPO from a fresh network against a pool of the heuristic,
-# random play and its own snapshots (the shipped oh_my_brain/ppo_2p's recipe, about 3 minutes on
+# random play and its own snapshots (the shipped oh_my_brain/ppo_2p's recipe, about 2 minutes on
 # 2 idle cores). It prints the learner where PPO started, at its best and at its end beside the
 # heuristic, what PPO changed, and the recipe's documented range over seeds. Output in
 # runs/<config>-seed0/. TRAIN_CONFIG=the_brain/train_3p_quick is the documented second step:

@@ -36,7 +36,7 @@ class _Links(html.parser.HTMLParser):
 
 @pytest.mark.skipif(not MKDOCS.exists(), reason="mkdocs is not installed (the dev extra)")
 def test_the_docs_build_from_the_repository_alone_and_every_link_resolves(tmp_path):
-    clone = tmp_path / "alone" / "braincards"  # nothing beside it: no ../shared
+    clone = tmp_path / "alone" / "braincards"  # nothing beside it (no shared rules folder)
     for name in _project_files():
         (clone / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, clone / name)
