@@ -174,7 +174,13 @@ class Worker:
         self._stop = weakref.finalize(self, _stop, self._conn, self._process)
 
     def send(self, request) -> None:
-        self._conn.send(request)
+        try:
+            self._conn.send(request)
+        except (BrokenPipeError, ConnectionError):  # the child has ended: say why, as receive() does
+            while self.pending:
+                self.receive()  # its error, when it failed on an earlier request
+            self._process.join(5)
+            raise RuntimeError(f"{self.name}: the process ended (exit code {self._process.exitcode})") from None
         self.pending += 1
 
     def ready(self) -> bool:

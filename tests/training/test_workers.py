@@ -363,3 +363,24 @@ def test_workers_do_not_hang_in_the_openmp_pool_their_parent_started(tmp_path):
             "print(r['games'])\n")
     result = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=90)
     assert result.returncode == 0 and result.stdout.strip() == "4", result.stderr[-2000:]
+
+
+def test_a_request_sent_to_a_worker_that_failed_raises_its_error():
+    """The child failed on an earlier request and ended: the next send raises the child's own
+    error with its traceback, not a BrokenPipeError (seen when a background evaluation failed on
+    the first of two evaluations sent)."""
+    from braincards.training.processes import Worker
+
+    def handle(state, request):
+        raise ValueError(f"cannot handle {request}")
+
+    w = Worker("the failing worker", lambda: None, handle)
+    try:
+        w.send(1)
+        w._process.join(30)  # it answered with its error and ended
+        assert w._process.exitcode is not None
+        with pytest.raises(RuntimeError, match=r"(?s)the failing worker failed:.*ValueError: cannot handle 1"):
+            for request in range(2, 50):  # the pipe's buffer may take a few before it breaks
+                w.send(request)
+    finally:
+        w.close()
