@@ -33,7 +33,9 @@ def ranges_path() -> Path:
 def load_ranges() -> dict:
     """Recipe name -> its recorded seeds (``{}`` when nothing is recorded yet)."""
     path = ranges_path()
-    return read_yaml(path, "ranges file") or {} if path.is_file() else {}
+    if not path.is_file():
+        return {}
+    return read_yaml(path, "ranges file") or {}
 
 
 def recipe_sha256(cfg: TrainConfig) -> str:
@@ -86,7 +88,8 @@ def ranges_table() -> str:
     """The recorded recipes as a Markdown table (the docs' training page shows it)."""
     lines = ["| recipe | table | seeds | where PPO started | last evaluation | best | expected range |",
              "|---|---|---|---|---|---|---|"]
-    for name, entry in sorted(load_ranges().items()):
+    recorded = load_ranges()
+    for name, entry in sorted(recorded.items()):
         seeds = entry["seeds"]
 
         def values(key, seeds=seeds):
@@ -96,7 +99,7 @@ def ranges_table() -> str:
         lines.append(f"| `{name}` (`{entry['config']}`) | {seeds[0]['table']} | "
                      f"{', '.join(str(s['seed']) for s in seeds)} | {values('start')} | {values('last')} | "
                      f"{values('best')} | {lo:.3f}-{hi:.3f} |")
-    machines = sorted({e.get("machine", "") for e in load_ranges().values()})
+    machines = sorted({e.get("machine", "") for e in recorded.values()})
     lines.append("")
     lines.append("Recorded on " + "; ".join(machines) + " (`python benchmarks/reproduce.py record`).")
     return "\n".join(lines)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .fast import FULL, SEAT_ACTION, SHIFT, _low_index, _popcount, _turns
+from .fast import FULL, SEAT_ACTION, SHIFT, _low_index, _popcount, _turns, turn_rows
 
 # the weights of greedy.TheBrainGreedy, in this order (an array: a subclass may tune them)
 W_LOSS, W_PRESSURE, W_PRESSURE_EXP, W_DEAD_TOP, W_HALF_DEAD_TOP, W_HELD, W_REMOVE_BASE, \
@@ -60,8 +60,7 @@ def greedy_best_turn(own, n, disp, limit, gone_mask, target, first, w, sym, matc
     k = disp.size
     hold = np.zeros(n, np.int64)
     hold[0] = own
-    hc = _popcount(own)
-    most = hc * max(k, (hc - 1) * (n - 1), 1) + 1
+    most = turn_rows(hold, 0, n, k)
     ch_hold = np.empty((most, n), np.int64)
     ch_disp = np.empty((most, k + 2), np.int64)
     ch_k = np.empty(most, np.int64)
