@@ -10,7 +10,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 FILE = ROOT / "configs" / "experiments.yaml"
-SECTIONS = ("shipped", "crossplay", "search", "leaderboard", "wheel")
+SECTIONS = ("shipped", "crossplay", "search", "leaderboard", "wheel", "baselines")
 
 
 def shipped_checkpoints() -> list[str]:

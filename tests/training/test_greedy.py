@@ -103,7 +103,7 @@ def test_reads_only_its_observation():
 def test_plays_legal_moves_everywhere_and_beats_the_old_heuristic():
     config = {"num_players": 3, "difficulty": "robber"}
     greedy = evaluate("the_brain_v0", config, seats=["greedy"] * 3, games=30, seed=0, progress=False)
-    old = evaluate("the_brain_v0", config, seats=["heuristic"] * 3, games=30, seed=0, progress=False)
+    old = evaluate("the_brain_v0", config, seats=["heuristic:style=scoring"] * 3, games=30, seed=0, progress=False)
     assert greedy["team"]["win_rate"]["value"] > old["team"]["win_rate"]["value"] + 0.3
     with pytest.raises(ValueError, match="The Brain only"):
         make_greedy("oh_my_brain_v0", {})

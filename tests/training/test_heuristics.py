@@ -9,9 +9,9 @@ def test_the_brain_heuristic_team_beats_random_team():
     config = {"num_players": 2, "difficulty": "amateur"}
     h = evaluate("the_brain", config, seats=["heuristic"] * 2, games=300, seed=1, progress=False)
     r = evaluate("the_brain", config, seats=["random"] * 2, games=300, seed=1, progress=False)
-    # measured: heuristic ~50% wins and ~34.5 of 36 cards played out; random 0% and ~22
+    # measured: the careful heuristic ~80% wins (the first one, style=scoring, ~50%); random 0%
     assert h["team"]["win_rate"]["lo"] > r["team"]["win_rate"]["hi"] - 0.02
-    assert h["team"]["win_rate"]["value"] >= 0.3
+    assert h["team"]["win_rate"]["value"] >= 0.6
     assert r["team"]["win_rate"]["value"] <= 0.01
     assert h["team"]["mean_score"]["lo"] > r["team"]["mean_score"]["hi"] + 3
 

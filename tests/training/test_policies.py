@@ -314,12 +314,12 @@ def test_boar_cloning_labels_are_the_heuristic_rule_of_the_recorded_observation(
 
 # ---------------------------------------------------------------------------- specs
 def test_unknown_spec_lists_what_is_allowed():
-    allowed = ("allowed policy specs: 'random', 'heuristic', 'greedy', 'pimc[:samples=N,nodes=N]', "
+    allowed = ("allowed policy specs: 'random', 'heuristic[:style=careful|cautious|scoring]', 'greedy', 'pimc[:samples=N,nodes=N]', "
                "'guided:checkpoint=NAME[,top=K,judge=greedy|pimc,samples=N,nodes=N,confident=P]', "
                "'package.module:attr'")
     with pytest.raises(PolicySpecError, match=re.escape(allowed)):
         make_policy("grandmaster", "the_brain_v0")
-    with pytest.raises(PolicySpecError, match=re.escape("allowed policy specs: 'random', 'heuristic[:window=K]', "
+    with pytest.raises(PolicySpecError, match=re.escape("allowed policy specs: 'random', 'heuristic[:window=K,style=keeper|shedder]', "
                                                         "'package.module:attr'")):
         make_policy("grandmaster", "brilliant_boar_v0")  # only the kinds and parameters of its game
     with pytest.raises(PolicySpecError, match="no checkpoint at"):

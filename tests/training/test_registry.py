@@ -143,7 +143,8 @@ def test_help_choices_and_the_docs_table_come_from_the_registry():
         assert k.usage() in specs.cli_help()
         assert f"`{k.usage()}`".replace("|", "\\|") in specs.policy_table()
     text = spec_help("oh_my_brain_v0")
-    assert "'random', 'heuristic'," in text and "pimc" not in text and "guided" not in text
+    # only the kinds of its game, and only its game's styles
+    assert "'random', 'heuristic[:style=tidy|shedder]'," in text and "pimc" not in text and "guided" not in text
     spec = importlib.util.spec_from_file_location("docs_tables", ROOT / "benchmarks" / "docs_tables.py")
     docs_tables = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(docs_tables)

@@ -69,8 +69,9 @@ def _games_text(games: tuple[str, ...]) -> str:
 @dataclass(frozen=True)
 class Param:
     """One parameter of a kind. ``type`` is ``int`` (each >= 1), ``float`` (finite; its range
-    is the policy's to check) or ``str`` (one of ``choices`` when given); ``games`` limits it
-    to some of the kind's games (empty: all of them)."""
+    is the policy's to check) or ``str`` (one of ``choices`` when given; ``game_choices``,
+    pairs ``(game id, choices)``, gives a game its own); ``games`` limits it to some of the
+    kind's games (empty: all of them)."""
 
     name: str
     type: type = int
@@ -79,12 +80,22 @@ class Param:
     choices: tuple[str, ...] = ()
     games: tuple[str, ...] = ()
     metavar: str = "N"
+    game_choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
-    def convert(self, kind: str, text: str):
-        """The value of ``text``, checked (a PolicySpecError that says what is allowed)."""
+    def allowed(self, game: str | None = None) -> tuple[str, ...]:
+        """The values a ``str`` parameter takes for ``game`` (all games' when None)."""
+        if game is None and self.game_choices:
+            return tuple(dict.fromkeys(c for _, cs in self.game_choices for c in cs))
+        return dict(self.game_choices).get(game, self.choices)
+
+    def convert(self, kind: str, text: str, game: str | None = None):
+        """The value of ``text`` for ``game``, checked (a PolicySpecError that says what is
+        allowed)."""
         if self.type is str:
-            if self.choices and text not in self.choices:
-                raise PolicySpecError(f"unknown {kind} {self.name} {text!r}; allowed: {list(self.choices)}")
+            allowed = self.allowed(game)
+            if allowed and text not in allowed:
+                where = f" for {get_spec(game).title}" if game and self.game_choices else ""
+                raise PolicySpecError(f"unknown {kind} {self.name} {text!r}{where}; allowed: {list(allowed)}")
             if not text:
                 raise PolicySpecError(f"{kind} parameter {self.name} is empty; expected {self.name}={self.metavar}")
             return text
@@ -101,7 +112,12 @@ class Param:
 
     @property
     def usage(self) -> str:
-        return f"{self.name}={'|'.join(self.choices) if self.choices else self.metavar}"
+        return self.usage_for()
+
+    def usage_for(self, game: str | None = None) -> str:
+        """``style=careful|cautious``: the parameter's form for ``game`` (every game's: None)."""
+        allowed = self.allowed(game)
+        return f"{self.name}={'|'.join(allowed) if allowed else self.metavar}"
 
 
 @dataclass(frozen=True)
@@ -134,8 +150,8 @@ class PolicyKind:
         """``pimc[:samples=N,nodes=N]``, ``guided:checkpoint=NAME[,top=K,...]``: with ``game``,
         only the parameters that apply to it."""
         params = [p for p in self.params or () if game is None or not p.games or game in p.games]
-        required = ",".join(p.usage for p in params if p.required)
-        optional = ",".join(p.usage for p in params if not p.required)
+        required = ",".join(p.usage_for(game) for p in params if p.required)
+        optional = ",".join(p.usage_for(game) for p in params if not p.required)
         if self.params is None:
             optional = "KEY=VALUE,..."
         text = self.name + (":" + required if required else "")
@@ -163,7 +179,7 @@ class PolicyKind:
             if p.games and game not in p.games:
                 raise PolicySpecError(f"the {self.name} parameter {key!r} is for {_games_text(p.games)}, "
                                       f"not {game}")
-            out[key] = p.convert(self.name, value)
+            out[key] = p.convert(self.name, value, game)
         missing = [p for p in self.params if p.required and p.name not in out]
         if missing:
             example = f", e.g. {self.example}" if self.example else ""

@@ -12,8 +12,16 @@ from ..kinds import Param, PolicyKind
 from .base import LayoutPlayer
 from .brilliant_boar import BrilliantBoarHeuristic, BrilliantBoarWindowHeuristic
 from .oh_my_brain import OhMyBrainHeuristic
+from .the_brain import STYLES as THE_BRAIN_STYLES
 from .the_brain import TheBrainHeuristic
+from .the_brain_scoring import TheBrainScoringHeuristic
 
+# each game's styles of play, the default first (``heuristic:style=NAME``)
+STYLES: dict[str, tuple[str, ...]] = {
+    TheBrainHeuristic.GAME: (*THE_BRAIN_STYLES, "scoring"),
+    OhMyBrainHeuristic.GAME: OhMyBrainHeuristic.STYLES,
+    BrilliantBoarHeuristic.GAME: BrilliantBoarHeuristic.STYLES,
+}
 HEURISTICS: dict[str, type[LayoutPlayer]] = {
     cls.GAME: cls for cls in (TheBrainHeuristic, OhMyBrainHeuristic, BrilliantBoarHeuristic)
 }
@@ -27,20 +35,26 @@ def heuristic_class(game: str) -> type[LayoutPlayer]:
 
 
 def make_heuristic(game: str, config: dict | None = None, seed: int | None = None,
-                   window: int | None = None) -> LayoutPlayer:
+                   window: int | None = None, style: str | None = None) -> LayoutPlayer:
     """The heuristic player of ``game`` for an env built with ``config``; with ``window``
     (Brilliant Boar), the one that remembers only the last ``window`` public events
-    (``BrilliantBoarWindowHeuristic``)."""
+    (``BrilliantBoarWindowHeuristic``); with ``style``, that style of play (:data:`STYLES`;
+    the first is the default)."""
+    styled = {} if style is None else {"style": style}
     if window is not None:
-        return BrilliantBoarWindowHeuristic.for_game(game, config, seed=seed, window=window)
-    return heuristic_class(game).for_game(game, config, seed=seed)
+        return BrilliantBoarWindowHeuristic.for_game(game, config, seed=seed, window=window, **styled)
+    if style == "scoring":
+        return TheBrainScoringHeuristic.for_game(game, config, seed=seed)
+    return heuristic_class(game).for_game(game, config, seed=seed, **styled)
 
 
 HEURISTIC = PolicyKind(
     "heuristic", "the game's rule-based player", make_heuristic,
     params=(Param("window", int, "remember only the last K public events, K = 1..256",
-                  games=(BrilliantBoarWindowHeuristic.GAME,), metavar="K"),),
+                  games=(BrilliantBoarWindowHeuristic.GAME,), metavar="K"),
+            Param("style", str, "a style of play, the first of its game the default",
+                  game_choices=tuple(STYLES.items()), metavar="STYLE")),
     games=tuple(HEURISTICS), example="heuristic:window=16",
 )
 
-__all__ = ["HEURISTIC", "HEURISTICS", "heuristic_class", "make_heuristic"]
+__all__ = ["HEURISTIC", "HEURISTICS", "STYLES", "heuristic_class", "make_heuristic"]

@@ -8,7 +8,10 @@ down. Nobody else changes its hand.
 
 * turn: play a card it knows matches the pile's top or a middle card (a pair, and it plays
   again); otherwise draw; when the pile is empty it must play: first the cards whose motif
-  it does not know (they may match), then any.
+  it does not know (they may match), then any. The ``shedder`` style
+  (``heuristic:style=shedder``) keeps its hand small instead: with no known match and at
+  least ``SHED_AT`` (7) cards in hand, it lays its oldest card in the middle (a miss) rather than
+  draw, so it holds fewer cards that could be left over at the end.
 * choose (both the pile's top and a middle card match): take the middle card when it still
   holds another card of the pile's top motif (so that top stays to be matched next),
   otherwise take the pile's top (revealing a new card).
@@ -51,8 +54,17 @@ class BrilliantBoarHeuristic(LayoutPlayer):
     name = "heuristic"
     PIECES = ("decision", "pile_top", "middle", "own_positions", "pending")
 
-    def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None):
+    STYLES = ("keeper", "shedder")
+    SHED_AT = 7  # the shedder lays a card down rather than draw from this many cards in hand
+
+    def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None, *,
+                 style: str = "keeper"):
         super().__init__(layout, config, seed)
+        if style not in self.STYLES:
+            raise ValueError(f"unknown Brilliant Boar heuristic style {style!r}; allowed: {list(self.STYLES)}")
+        self.style = style
+        if style != "keeper":
+            self.name = f"heuristic:style={style}"
         self._memory: dict[str | None, list[int]] = {}
         self._asked: dict[str | None, tuple[list[int], int]] = {}
 
@@ -115,21 +127,18 @@ class BrilliantBoarHeuristic(LayoutPlayer):
             return a if a in legal_set else None
 
         targets = middle | ({top} if top != UNKNOWN else set())
-        for p, m in enumerate(mem):  # a known pair
-            if m != UNKNOWN and m in targets:
-                a = play(p, m)
-                if a is not None:
-                    del mem[p]
-                    return a
+        a = _play_first(mem, [p for p, m in enumerate(mem) if m != UNKNOWN and m in targets], play)
+        if a is None and self.style == "shedder" and len(mem) >= self.SHED_AT:
+            a = _play_first(mem, [0], play)  # its oldest card, a miss
+        if a is not None:
+            return a
         if DRAW in legal_set:
             mem.append(top)  # the face-up top card joins the end of our hand
             return DRAW
         order = [p for p, m in enumerate(mem) if m == UNKNOWN] + [p for p, m in enumerate(mem) if m != UNKNOWN]
-        for p in order:
-            a = play(p, mem[p])
-            if a is not None:
-                del mem[p]
-                return a
+        a = _play_first(mem, order, play)
+        if a is not None:
+            return a
         # nothing we recognise is legal (only if our memory is out of step): any legal play
         a = legal[0]
         if PLAY <= a < TAKE_TOP and a - PLAY < len(mem):
@@ -139,19 +148,29 @@ class BrilliantBoarHeuristic(LayoutPlayer):
         return a
 
 
+def _play_first(mem: list[int], positions: list[int], play) -> int | None:
+    """The first of ``positions`` that ``play`` can play (that card leaves ``mem``), or None."""
+    for p in positions:
+        a = play(p, mem[p])
+        if a is not None:
+            del mem[p]
+            return a
+    return None
+
+
 class BrilliantBoarWindowHeuristic(BrilliantBoarHeuristic):
     """The heuristic's rule with a memory of the last ``window`` public events only (see the
     module docstring). Reads the observation behind ``HistoryWrapper`` with ``k >= window``;
     ``history_k`` and ``observation_size`` tell the evaluation harness to wrap the env."""
 
     def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None, *,
-                 window: int = 16):
-        super().__init__(layout, config, seed)
+                 window: int = 16, style: str = "keeper"):
+        super().__init__(layout, config, seed, style=style)
         self.window = check_int("window", window, 1, MAX_K)
         self.history_k = self.window
         self.base_size = max(p["stop"] for p in layout.values())
         self.observation_size = self.base_size + self.window * EVENT_SIZE
-        self.name = f"heuristic:window={self.window}"
+        self.name = f"heuristic:window={self.window}" + ("" if style == "keeper" else f",style={style}")
 
     def played(self, agent: str | None, action: int) -> None:
         """Nothing to remember: the next decision rebuilds the hand from the events."""

@@ -1,9 +1,11 @@
-"""A rule-based Oh My Brain player that reads only its own observation.
+"""Oh My Brain's rule baseline: a careful casual player that reads only its own observation.
 
 * play / restart: play the lowest legal value (not 0 or the mouse), all copies at once (the
   extra copies go to opponents' graveyards); keep the 0s (mosquito: always legal) and mice
   for emergencies, i.e. when nothing else is legal (mouse first: it clears the horde and
-  gives a new turn); pass only when no play is legal.
+  gives a new turn); pass only when no play is legal. The ``shedder`` style
+  (``heuristic:style=shedder``) plays the value it holds most copies of instead, the highest
+  on a tie: it empties its hand fast and raises the horde for the next player.
 * extra copy / given card: to the opponent closest to going out (fewest cards in hand and
   graveyard; ties: the one with most brains).
 * steal: from the opponent with most brains.
@@ -55,7 +57,16 @@ class OhMyBrainHeuristic(LayoutPlayer):
     name = "heuristic"
     PIECES = ("decision", "own_hand", "own_graveyard", "pending", "brains", "hand_sizes",
               "graveyard_sizes")
+    STYLES = ("tidy", "shedder")
 
+    def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None, *,
+                 style: str = "tidy"):
+        super().__init__(layout, config, seed)
+        if style not in self.STYLES:
+            raise ValueError(f"unknown Oh My Brain heuristic style {style!r}; allowed: {list(self.STYLES)}")
+        self.style = style
+        if style != "tidy":
+            self.name = f"heuristic:style={style}"
 
     def act(self, observation: dict, agent: str | None = None) -> int:
         """The rule-based choice for one decision (see the module docstring)."""
@@ -76,7 +87,7 @@ class OhMyBrainHeuristic(LayoutPlayer):
         d = int(np.argmax(self._piece(obs, "decision")))
 
         if d in (PLAY, RESTART):
-            return self._play(legal, maxc)
+            return self._play(legal, maxc, self.style == "shedder")
         if d in (EXTRA_TARGET, GIVE_TARGET):
             # the opponent closest to going out; ties: most brains
             return min(legal, key=lambda a: (cards[opponent_of(a)], -brains[opponent_of(a)], a))
@@ -88,10 +99,13 @@ class OhMyBrainHeuristic(LayoutPlayer):
         return self._pick_value(d, legal, hand, pending)
 
     @staticmethod
-    def _play(legal: list, maxc: int) -> int:
-        """play / restart: the lowest normal value (all copies), else an emergency, else pass."""
+    def _play(legal: list, maxc: int, shed: bool = False) -> int:
+        """play / restart: the lowest normal value (all copies; ``shed``: the most copies, the
+        highest value on a tie), else an emergency, else pass."""
         plays = [(a, *played(a, maxc)) for a in legal if a >= PLAY_ACTION]
         normal = [p for p in plays if p[1] not in EMERGENCY]
+        if normal and shed:
+            return max(normal, key=lambda p: (p[2], p[1]))[0]
         if normal:
             # the lowest value, all copies
             return min(normal, key=lambda p: (p[1], -p[2]))[0]

@@ -1,23 +1,37 @@
-"""A rule-based The Brain player that reads only its own observation.
+"""The Brain's rule baseline: a careful casual player, reading only its own observation.
 
-What it does, decision by decision (a good casual player's reasoning):
+The display must never reach the loss limit, and about 30 stacks are added in a game while
+only 12 remove cards can take stacks away, so a careful player sheds the cards that add
+stacks (donate, extra_card) while the display has room, and keeps the cards that do not
+(covers, take backs, removes) for when it is nearly full. ``room`` is how many stacks can
+still be added without losing: ``limit - 1 - stacks``. Decision by decision:
 
-* play: look one step ahead for every card it holds (hand and domain) and score the display
-  it leaves: never reach the loss limit when any other card avoids it; prefer remove cards
-  that clear the most stacks (never waste one that clears nothing); keep covers and take
-  backs for when the display is near the limit; play an extra card only when the display has
-  room for two more stacks; prefer leaving tops that a remove card still in play can clear
-  (a top whose object and color removers are both gone is a stack that stays forever).
-* cover: put the card on the stack whose top is hardest to clear.
-* take back: the smallest stack, preferring one whose top can no longer be cleared.
-* donate: give a useful card (a remove card with targets on the display, or a cover) to the
-  seat that holds the fewest cards, so it has a good move on its turn.
-* extra card: the card whose own action is worth least, leaving a clearable top.
-* draw (optional rule): always draw; discard peek: always look (it is free information).
+* **play**, the first of these that it holds:
 
-"Gone" cards (on the display or discarded) are read from the observation: with
-memory="perfect" covered cards and the discard pile are known, with memory="none" only the
-visible tops and the discard pile's top, so some removers are then wrongly believed alive.
+  1. a remove card that clears at least two stacks (the one that clears most);
+  2. while ``room >= SHED_ROOM`` (1 for the careful style): an extra_card when ``room >= 2``
+     and it holds another card to play with it, else a donate card;
+  3. a take back of a one-card stack; a cover; a remove card that clears one stack;
+     a donate card; a take back of a bigger stack (``cautious`` plays the cover first);
+  4. an extra_card, a remove card that clears nothing, then whatever is left;
+
+  skipping any card that would bring the display to the limit while another card would not.
+* **extra card** (its action is ignored): the card it would least like to keep: an
+  extra_card, then a donate, a take back, a remove card, a cover; among equals the one whose
+  top a remove card still to come can clear.
+* **donate**: the most useful spare card (a cover, then the remove card that clears most, a
+  take back, a donate, an extra_card) to the seat that holds the fewest cards, the nearest
+  one on a tie.
+* **cover**: the stack whose top the fewest remove cards still to come can clear (a top
+  nobody can clear any more first), then the biggest.
+* **take back**: the stack that gives back the most useful cards for its size: covers count
+  most, then removes; donate and extra_card cards count against; freeing a top nobody can
+  clear any more counts for it.
+* **draw** (optional draw rule): always; **discard peek**: always look.
+
+Two styles (``heuristic:style=...``): ``careful`` (the default) and ``cautious``, which
+sheds only while two stacks of room are left and covers before it takes back. The first
+The Brain heuristic is kept as ``style=scoring`` (:mod:`.the_brain_scoring`).
 """
 
 from __future__ import annotations
@@ -27,208 +41,127 @@ import numpy as np
 from braincards.envs import the_brain
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import (
-    COLOR_OF,
     COVER,
     DONATE,
     EXTRA_CARD,
-    NUM_CARDS,
-    OBJECT_OF,
     REMOVE_COLOR,
     REMOVE_OBJECT,
     SYMBOL_OF,
     TAKE_BACK,
-    TARGET_OF,
 )
 
 from ..policy import legal_actions
 from .base import LayoutPlayer
+from .the_brain_view import BrainView
 
-# the one remove card for each object / color (R-B1's Latin square has exactly one each)
-REMOVER_OF_OBJECT = {TARGET_OF[c]: c for c in range(NUM_CARDS) if SYMBOL_OF[c] == REMOVE_OBJECT}
-REMOVER_OF_COLOR = {TARGET_OF[c]: c for c in range(NUM_CARDS) if SYMBOL_OF[c] == REMOVE_COLOR}
-LOSS = -1000.0
-
-
-def _matches(remover: int, top: int) -> bool:
-    if SYMBOL_OF[remover] == REMOVE_OBJECT:
-        return OBJECT_OF[top] == TARGET_OF[remover]
-    return COLOR_OF[top] == TARGET_OF[remover]
-
-
-class _View:
-    """The observation decoded into the few facts the heuristic reasons about."""
-
-    def __init__(self, obs: np.ndarray, lay: dict):
-        def piece(name):
-            p = lay[name]
-            return obs[p["start"] : p["stop"]]
-
-        def ids(name):
-            return [int(i) for i in np.flatnonzero(piece(name) > 0.5)]
-
-        self.decision = int(np.argmax(piece("decision")))
-        self.num_players = int(np.argmax(piece("num_players"))) + 1
-        self.hand = ids("own_hand")
-        domains = piece("domains").reshape(-1, NUM_CARDS)
-        self.domains = [[int(i) for i in np.flatnonzero(d > 0.5)] for d in domains]
-        self.holdings = sorted(set(self.hand) | set(self.domains[0]))
-        self.hand_sizes = np.rint(piece("hand_sizes") * NUM_CARDS).astype(int)
-        self.tops = ids("display_top")
-        sym = np.rint(piece("display_covered_symbols").reshape(NUM_CARDS, -1) * 6).astype(int)
-        self.covered_symbols = {t: sym[t] for t in self.tops}
-        self.stack_size = {t: 1 + int(sym[t].sum()) for t in self.tops}
-        gone = set(self.tops)
-        if "display_covered_cards" in lay:
-            cov = piece("display_covered_cards").reshape(NUM_CARDS, NUM_CARDS)
-            for t in self.tops:
-                gone.update(int(i) for i in np.flatnonzero(cov[t] > 0.5))
-        gone.update(ids("discard_top"))
-        if "discard_pile" in lay:
-            gone.update(ids("discard_pile"))
-        if "peeked_cards" in lay:
-            gone.update(ids("peeked_cards"))
-        self.gone = gone
-        self.stacks = round(float(piece("stacks")[0]) * NUM_CARDS)
-        self.limit = round(float(piece("limit")[0]) * NUM_CARDS)
-        res = ids("resolving")
-        self.resolving = res[0] if res else -1
-
-    def live_removers(self, top: int) -> list[int]:
-        rs = (REMOVER_OF_OBJECT[OBJECT_OF[top]], REMOVER_OF_COLOR[COLOR_OF[top]])
-        return [r for r in rs if r not in self.gone and r != top]
-
-    def takeable(self, top: int) -> bool:
-        return SYMBOL_OF[top] != TAKE_BACK and self.covered_symbols[top][TAKE_BACK] == 0
+REMOVES = (REMOVE_OBJECT, REMOVE_COLOR)
+# how much a player would rather keep a card than play it for nothing (extra card, donation)
+USEFULNESS = {EXTRA_CARD: 0, DONATE: 1, TAKE_BACK: 2, REMOVE_OBJECT: 3, REMOVE_COLOR: 3, COVER: 4}
+# what a card taken back is worth to its new holder (take back target)
+TAKE_BACK_WORTH = {COVER: 1.8, REMOVE_OBJECT: 0.5, REMOVE_COLOR: 0.5, DONATE: -1.0, EXTRA_CARD: -1.0}
+TAKE_BACK_PER_CARD = 1.35  # every card taken back must be played again
+FREED_DEAD_TOP = 1.0  # a taken stack whose top no remove card can clear any more
+STYLES = {
+    # style: (room needed to shed, the order of the valves when the display is tight)
+    "careful": (1, ("take_back_one", "cover", "remove_one", "donate", "take_back")),
+    "cautious": (2, ("cover", "take_back_one", "remove_one", "donate", "take_back")),
+}
 
 
 class TheBrainHeuristic(LayoutPlayer):
-    """Rule-based The Brain player (see the module docstring). Deterministic."""
+    """The careful casual The Brain player (see the module docstring). Deterministic."""
 
     GAME = the_brain.SPEC.id
     name = "heuristic"
-    PIECES = ("decision", "own_hand", "domains", "display_top", "stacks", "limit")
+    PIECES = ("decision", "own_hand", "domains", "display_top", "hand_sizes",
+              "display_covered_symbols", "stacks", "limit")
 
-    # weights (hand-tuned on 400-game self-play runs at 2 and 3 players, amateur, seed 7;
-    # the keep values matter most: 0.8/1.0 gave ~11% wins, 2.4/2.0 ~50%)
-    PRESSURE = 8.0  # cost of the display: PRESSURE / (limit - stacks)
-    KEEP_COVER = 2.0  # what an unused cover is worth for later
-    KEEP_REMOVE = 2.4  # ... an unused remove card
-    WASTED_REMOVE = 2.5  # a remove card that clears nothing
-    TAKE_BACK_PER_CARD = 0.8  # every card a take back returns to the holdings
-    DEAD_TOP = 1.5  # a new top no live remove card can clear
-    HALF_DEAD_TOP = 0.4  # a new top only one live remove card can clear
-    OWN_REMOVER = 0.3  # a new top that a remove card I hold can clear
-    PROGRESS = 0.3  # per card leaving the team's holdings
+    def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None, *,
+                 style: str = "careful"):
+        super().__init__(layout, config, seed)
+        if style not in STYLES:
+            raise ValueError(f"unknown The Brain heuristic style {style!r}; allowed: "
+                             f"{sorted(STYLES) + ['scoring']}")
+        self.style = style
+        self.shed_room, self.valves = STYLES[style]
+        if style != "careful":
+            self.name = f"heuristic:style={style}"
 
-
-    # ------------------------------------------------------------------ scoring
-    def _pressure(self, v: _View, stacks: int) -> float:
-        if stacks >= v.limit:
-            return -LOSS
-        return self.PRESSURE / (v.limit - stacks)
-
-    def _top_value(self, v: _View, card: int, holdings: set[int]) -> float:
-        live = v.live_removers(card)
-        value = 0.0
-        if not live:
-            value -= self.DEAD_TOP
-        elif len(live) == 1:
-            value -= self.HALF_DEAD_TOP
-        if any(r in holdings for r in live):
-            value += self.OWN_REMOVER
-        return value
-
-    def _play_value(self, v: _View, card: int) -> float:
-        sym = SYMBOL_OF[card]
-        others = set(v.holdings) - {card}
+    # ------------------------------------------------------------------ play
+    def _candidates(self, v: BrainView, legal: list[int]) -> dict[str, tuple[int, int]]:
+        """``{kind of play: (card, stacks after it)}`` for every kind of play it holds."""
         s = v.stacks
-        progress = 1
-        extra = 0.0
-        if sym in (REMOVE_OBJECT, REMOVE_COLOR):
-            k = sum(1 for t in v.tops if _matches(card, t))
-            cleared = sum(v.stack_size[t] for t in v.tops if _matches(card, t))
-            after = s + 1 - k
-            extra -= self.WASTED_REMOVE if k == 0 else self.KEEP_REMOVE
-            extra += 0.05 * cleared
-        elif sym == COVER:
-            after = s if s >= 1 else s + 1
-            extra -= self.KEEP_COVER if s >= 1 else 0.0
-        elif sym == TAKE_BACK:
-            sizes = [v.stack_size[t] for t in v.tops if v.takeable(t)]
-            if sizes:
-                after = s
-                m = min(sizes)
-                progress = 1 - m
-                extra -= self.TAKE_BACK_PER_CARD * m
-            else:
-                after = s + 1
-        elif sym == EXTRA_CARD:
-            if others:
-                after = s + 2
-                progress = 2
-            else:
-                after = s + 1
-        else:  # DONATE: the played card is a new stack, a card moves to another seat
-            after = s + 1
-        value = -self._pressure(v, after) + self.PROGRESS * progress + extra
-        if sym != COVER or s == 0:
-            value += self._top_value(v, card, others)
-        else:
-            value += 0.2  # cover hides a top; the target is chosen next
-        return value
+        first: dict[int, int] = {}
+        for c in legal:
+            first.setdefault(SYMBOL_OF[c], c)
+        others = len(v.holdings) > 1
+        out = {}
+        removes = sorted(((v.clears(c), c) for c in legal if SYMBOL_OF[c] in REMOVES), reverse=True)
+        if removes:
+            k, c = removes[0]
+            out["remove_many" if k >= 2 else "remove_one" if k == 1 else "remove_none"] = (c, s + 1 - k)
+        if EXTRA_CARD in first:
+            out["extra_card"] = (first[EXTRA_CARD], s + 2 if others else s + 1)
+        if DONATE in first:
+            out["donate"] = (first[DONATE], s + 1)
+        takeable = [v.stack_size[t] for t in v.tops if v.takeable(t)]
+        if TAKE_BACK in first and takeable:
+            out["take_back"] = (first[TAKE_BACK], s)
+            if min(takeable) == 1:
+                out["take_back_one"] = (first[TAKE_BACK], s)
+        if COVER in first and s >= 1:
+            out["cover"] = (first[COVER], s)
+        return out
 
-    def _keep_value(self, v: _View, card: int) -> float:
-        """What a card's own action is worth (used when the action is ignored or given away)."""
-        sym = SYMBOL_OF[card]
-        if sym in (REMOVE_OBJECT, REMOVE_COLOR):
-            return 1.0 + sum(1 for t in v.tops if _matches(card, t))
-        if sym == COVER:
-            return 1.5
-        if sym == TAKE_BACK:
-            return 0.5
-        if sym == DONATE:
-            return 0.2
-        return 0.0  # extra card
+    def _play(self, v: BrainView, legal: list[int]) -> int:
+        room = v.limit - 1 - v.stacks
+        options = self._candidates(v, legal)
+        order = ["remove_many"]
+        if room >= self.shed_room:
+            order += (["extra_card"] if room >= 2 else []) + ["donate"]
+        order += [*self.valves, "extra_card", "remove_none"]
+        ranked = [options[k] for k in order if k in options]
+        for card, after in ranked:
+            if after < v.limit:
+                return card
+        return ranked[0][0] if ranked else min(legal)
 
-    # ------------------------------------------------------------------ decisions
+    # ------------------------------------------------------------------ the other decisions
+    def _usefulness(self, v: BrainView, c: int) -> tuple:
+        sym = SYMBOL_OF[c]
+        clears = v.clears(c) if sym in REMOVES else 0
+        return (USEFULNESS[sym], clears)
+
+    def _take_back_worth(self, v: BrainView, top: int) -> float:
+        covered = v.covered_symbols[top]  # how many covered cards of each action
+        worth = sum(w * int(covered[sym]) for sym, w in TAKE_BACK_WORTH.items())
+        worth += TAKE_BACK_WORTH.get(SYMBOL_OF[top], 0.0) - TAKE_BACK_PER_CARD * v.stack_size[top]
+        return worth + (FREED_DEAD_TOP if not v.live_removers(top) else 0.0)
+
     def act(self, observation: dict, agent: str | None = None) -> int:
         legal = [int(a) for a in legal_actions(observation)]
         if len(legal) == 1:
             return legal[0]
-        v = _View(np.asarray(observation["observation"]), self.layout)
+        v = BrainView(np.asarray(observation["observation"]), self.layout)
         d = v.decision
         if d == rules.PLAY:
-            return max(legal, key=lambda c: (self._play_value(v, c), -c))
+            return self._play(v, legal)
         if d == rules.EXTRA:
-            others = set(v.holdings)
-
-            def extra_value(c):
-                return (-self._pressure(v, v.stacks + 1) + self._top_value(v, c, others - {c})
-                        - self._keep_value(v, c))
-
-            return max(legal, key=lambda c: (extra_value(c), -c))
-        if d == rules.COVER_TARGET:
-            # hide the top that is hardest to clear; keep tops I can clear myself visible
-            holdings = set(v.holdings)
-
-            def cover_value(t):
-                live = v.live_removers(t)
-                return (-len(live) - (2 if any(r in holdings for r in live) else 0), -t)
-
-            return max(legal, key=cover_value)
-        if d == rules.TAKE_BACK_TARGET:
-            return max(legal, key=lambda t: (-v.stack_size[t] - 0.5 * len(v.live_removers(t)), -t))
+            return min(legal, key=lambda c: (self._usefulness(v, c), -len(v.live_removers(c)), c))
         if d == rules.DONATE_CARD:
-            return max(legal, key=lambda c: (self._keep_value(v, c), -c))
+            return max(legal, key=lambda c: (self._usefulness(v, c), -c))
         if d == rules.DONATE_TARGET:
-            # the seat (k places after me) holding the fewest cards; the nearest on a tie
-            def held(a):
+            def held(a):  # the seat k places after this one
                 k = a - rules.SEAT_ACTION + 1
                 return v.hand_sizes[k] + len(v.domains[k])
 
             return min(legal, key=lambda a: (held(a), a))
+        if d == rules.COVER_TARGET:
+            return min(legal, key=lambda t: (len(v.live_removers(t)), -v.stack_size[t], t))
+        if d == rules.TAKE_BACK_TARGET:
+            return max(legal, key=lambda t: (self._take_back_worth(v, t), -t))
         if d == rules.DRAW:
             return rules.DRAW_YES if rules.DRAW_YES in legal else legal[0]
         if d == rules.PEEK:
             return rules.PEEK_YES if rules.PEEK_YES in legal else legal[0]
-        return legal[0]
+        raise ValueError(f"{self.name}: no rule for The Brain decision {d}")
