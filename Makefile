@@ -1,6 +1,6 @@
 # `make test` works on a fresh machine: it creates .venv, installs the pinned CPU torch
 # first (so no dependency can pull a multi-GB CUDA build), then the package with its
-# train, dev and web extras, then runs ruff, import-linter, the docs build and the test suite.
+# train, dev, web and onnx extras, then runs ruff, import-linter, the docs build and the test suite.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip "setuptools>=77" wheel
 	$(PY) -m pip install -q $(TORCH)
-	$(PY) -m pip install -q -e '.[train,dev,web]' $(TORCH)
+	$(PY) -m pip install -q -e '.[train,dev,web,onnx]' $(TORCH)
 	touch $(STAMP)
 
 install: $(STAMP)

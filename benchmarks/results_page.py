@@ -53,7 +53,7 @@ from braincards.training.learning.schedule import evaluation_tables
 
 if __package__ in (None, ""):  # run as `python benchmarks/results_page.py`: the package is importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks import experiments  # noqa: E402
+from benchmarks import baselines, experiments, onnx_speed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -192,7 +192,8 @@ def regenerate_search(tables: list[str], games: int, seed: int, workers: int) ->
 
 # ------------------------------------------------------------------------- results page
 def load_results() -> list[dict]:
-    return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*/*.json")) if p.parent not in (CROSSPLAY, SEARCH)]
+    return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*/*.json"))
+            if p.parent not in (CROSSPLAY, SEARCH, baselines.FOLDER, onnx_speed.OUT.parent)]
 
 
 def load_search() -> list[dict]:
@@ -276,7 +277,8 @@ def fmt_interval(d: dict, digits: int = 3) -> str:
 
 
 def render_results(records: list[dict], crossplay: list[dict] | None = None,
-                   search: list[dict] | None = None) -> str:
+                   search: list[dict] | None = None, rule_baselines: list[dict] | None = None,
+                   onnx: dict | None = None) -> str:
     """docs/results.md from the measurement records (pure: no clock, no environment)."""
     lines = [
         GENERATED.format(what=" from benchmarks/results/"),
@@ -323,7 +325,8 @@ def render_results(records: list[dict], crossplay: list[dict] | None = None,
         lines.append(f"- {who}: {games:,} games per row, seed {seed}, measured {measured} on {cpus} CPU cores "
                      f"(braincards {package_version}, torch {torch_version}).")
     lines.append("")
-    return "\n".join(lines + render_search(search or []) + render_crossplay(crossplay or []))
+    return "\n".join(lines + baselines.render(rule_baselines or []) + render_search(search or [])
+                     + render_crossplay(crossplay or []) + onnx_speed.render(onnx))
 
 
 # ------------------------------------------------------------------------- config page
@@ -423,7 +426,9 @@ def render_config() -> str:
 
 # ------------------------------------------------------------------------- main
 def pages() -> dict[Path, str]:
-    return {RESULTS_PAGE: render_results(load_results(), load_crossplay(), load_search()), CONFIG_PAGE: render_config()}
+    return {RESULTS_PAGE: render_results(load_results(), load_crossplay(), load_search(), baselines.load(),
+                                         onnx_speed.load()),
+            CONFIG_PAGE: render_config()}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,6 +24,7 @@ def test_no_import_cycles():
 INNER_IMPORTS = {
     "training/cli/common.py": "the rllib extra (ray): braincards train --backend rllib, benchmark --ray-address",
     "training/cli/benchmark.py": "the scorecard's rliable stack (about 1.5 s every other command would pay at startup)",
+    "training/agents/onnx_policy.py": "the onnx extra (onnxruntime): the policy spec onnx:PATH",
 }
 
 

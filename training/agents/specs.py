@@ -30,11 +30,14 @@ import warnings
 from functools import cache
 from importlib.metadata import entry_points
 
+from braincards.envs import get_spec
+
 from .checkpoint import checkpoint_paths
 from .heuristics import HEURISTIC
 from .kinds import OUTSIDE, PolicyKind, parse_params, parse_spec
 from .locations import available_checkpoints, checkpoint_dirs, resolve_checkpoint
 from .network import load_policy
+from .onnx_policy import OnnxPolicy
 from .policy import PolicySpecError, RandomPolicy
 from .search.greedy import GREEDY
 from .search.guided import GUIDED
@@ -148,7 +151,8 @@ def spec_help(game: str | None = None) -> str:
     names = available_checkpoints(game)
     found = ", ".join(repr(n) for n in names) if names else "none found"
     return ("allowed policy specs: " + ", ".join(repr(k.usage(game)) for k in shown)
-            + ", 'package.module:attr' (your own policy factory or class), a checkpoint path "
+            + ", 'package.module:attr' (your own policy factory or class), 'onnx:PATH' (an exported "
+            "network), a checkpoint path "
             f"(NAME.zip with NAME.json beside it), or a checkpoint name under "
             f"{' or '.join(str(d) for d in checkpoint_dirs())} ({found})")
 
@@ -156,7 +160,8 @@ def spec_help(game: str | None = None) -> str:
 def cli_help() -> str:
     """The CLI's one-paragraph help for a SPEC argument."""
     return ("policy spec: " + ", ".join(f"'{k.usage()}'" for k in kinds())
-            + ", 'package.module:attr' (your own policy), a checkpoint path (NAME.zip + NAME.json) "
+            + ", 'package.module:attr' (your own policy), 'onnx:PATH' (a network exported with "
+            "braincards export), a checkpoint path (NAME.zip + NAME.json) "
             "or a shipped checkpoint name (e.g. the_brain/ppo_3p; also searched in "
             "$BRAINCARDS_CHECKPOINTS)")
 
@@ -174,7 +179,9 @@ def make_policy(spec, game: str, config: dict | None = None, *, seed: int | None
             return spec
         raise PolicySpecError(f"not a policy or a policy spec: {spec!r}; {spec_help(game)}")
     key = spec.strip()
-    name, _, _ = key.partition(":")
+    name, _, rest = key.partition(":")
+    if name.strip() == "onnx":
+        return _onnx_policy(rest.strip(), key, game, config, seed, deterministic)
     found = kind(name.strip())
     if found is not None:
         return found.build(key, parse_spec(key)[2], game, config or {}, seed)
@@ -190,6 +197,19 @@ def make_policy(spec, game: str, config: dict | None = None, *, seed: int | None
     raise PolicySpecError(f"unknown policy spec {spec!r}; {spec_help(game)}")
 
 
+def _onnx_policy(path: str, spec: str, game: str, config: dict | None, seed: int | None, deterministic: bool):
+    """``onnx:PATH``: an exported network (a PolicySpecError when it cannot sit at this table)."""
+    if not path:
+        raise PolicySpecError("an ONNX policy spec names its file: onnx:PATH, e.g. onnx:runs/ppo_3p.onnx")
+    policy = OnnxPolicy(path, game, deterministic=deterministic, seed=seed, name=spec)
+    table = get_spec(game).observation_layout(dict(config or {}))
+    size = max(piece["stop"] for piece in table.values())
+    if policy.history_k == 0 and size < policy.observation_size:
+        raise PolicySpecError(f"{spec} reads {policy.observation_size} observation floats; this table's "
+                              f"observation has {size} (it was exported for {policy.info['env']})")
+    return policy
+
+
 def policy_table() -> str:
     """The docs' table of braincards' policy kinds (Markdown), generated from the registry."""
     rows = ["| spec | plays | parameters | what it is |", "|---|---|---|---|"]
@@ -197,6 +217,8 @@ def policy_table() -> str:
         games = "every game" if k.games is None else ", ".join(f"`{g}`" for g in k.games)
         params = "; ".join(f"`{p.usage}`{' (required)' if p.required else ''}: {p.help}"
                            + (f" ({', '.join(p.games)} only)" if p.games else "")
+                           + (" (" + "; ".join(f"{g}: {', '.join(cs)}" for g, cs in p.game_choices) + ")"
+                              if p.game_choices else "")
                            for p in k.params or ()) or "none"
         cells = [f"`{k.usage()}`", games, params, k.help]
         rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")

@@ -38,11 +38,12 @@ COMMANDS = {
     "train": ("train", "train a policy from a YAML config (MaskablePPO, or RLlib)", "train"),
     "benchmark": ("benchmark", "a policy on a versioned benchmark suite: normalised scorecard", "train"),
     "serve": ("serve", "play, watch replays and run studies in the browser", "web"),
+    "export": ("export", "a checkpoint's network as an ONNX file (torch-free inference)", "onnx"),
 }
 
 
 ALL = "*"  # build_parser's default: every command's module
-EXTRA_PROBES = {"train": "torch", "web": "fastapi"}  # a module each extra installs
+EXTRA_PROBES = {"train": "torch", "web": "fastapi", "onnx": "onnxscript"}  # a module each extra installs
 
 
 def build_parser(command: str = ALL) -> argparse.ArgumentParser:
