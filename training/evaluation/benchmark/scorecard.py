@@ -1,7 +1,8 @@
 """``benchmark``: one policy (and optionally a second, paired) on a suite -> a scorecard.
 
 The scorecard is a JSON-safe dict: the suite and its version, the setting (``quick``,
-``full`` or ``games=N``), the package versions, the policy's metadata, one row per scenario
+``full`` or ``games=N``), the package versions, its provenance (:mod:`.provenance`: the
+suite's content hash, the policy's files, command, seeds, date), the policy's metadata, one row per scenario
 (seeds, raw results with intervals, references, normalised score), the rliable aggregates,
 the performance profile, the wall time and, with ``against``, the paired comparison.
 """
@@ -17,6 +18,7 @@ from ...agents.checkpoint import CheckpointConfigWarning
 from ...agents.policy import spec_label
 from ..harness import run_tasks
 from . import scoring
+from .provenance import provenance
 from .runner import PROFILE_TAUS, policy_metadata, run_policy, scenario_card, setting_name, versions
 from .suites import Suite, load_suite
 
@@ -71,11 +73,13 @@ def benchmark(
     progress: bool | None = None,
     runner: Callable = run_tasks,
     reps: int = scoring.BOOTSTRAP_REPS,
+    command: str | None = None,
 ) -> dict:
     """Run ``suite`` (a name, a path or a :class:`Suite`) for the policy ``spec`` and, with
     ``against``, for a second policy on the same games. Partial results go to ``out/partial``
     (a rerun resumes); returns the scorecard (see the module docstring). A checkpoint the suite
-    seats at a table other than its own is not warned about: the suite chooses its tables."""
+    seats at a table other than its own is not warned about: the suite chooses its tables.
+    ``command`` is recorded in the provenance (default: this process's command line)."""
     suite = suite if isinstance(suite, Suite) else load_suite(suite)
     if (against is not None and spec_label(against) == spec_label(spec) and against is not spec
             and not isinstance(spec, str)):
@@ -95,6 +99,7 @@ def benchmark(
         "setting": setting_name(quick, games),
         "blocks": suite.blocks,
         "versions": versions(),
+        "provenance": provenance(suite, spec, setting_name(quick, games), command),
         **_card(suite, spec, res_a, reps),
     }
     if against is not None:

@@ -99,6 +99,14 @@ class Suite:
     def version(self) -> int:
         return int(self.name.rsplit("-v", 1)[1])
 
+    def sha256(self) -> str:
+        """The SHA-256 of everything that decides the suite's games and scores: its name, game
+        and blocks, and each scenario's id, fingerprint and game counts (a scorecard names it,
+        so a scorecard made on an edited suite file is told apart)."""
+        fields = [self.name, self.game, self.blocks,
+                  [[s.id, s.fingerprint(), s.games, s.quick_games] for s in self.scenarios]]
+        return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+
     def scenario(self, scenario_id: str) -> Scenario:
         for s in self.scenarios:
             if s.id == scenario_id:
