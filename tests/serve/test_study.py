@@ -131,3 +131,71 @@ def test_the_shipped_example_study_loads():
 def test_a_missing_web_extra_is_named_with_its_install_hint():
     assert extra_for_missing_module(ModuleNotFoundError("no fastapi", name="fastapi")) == "web"
     assert extra_for_missing_module(ModuleNotFoundError("no uvicorn", name="uvicorn")) == "web"
+
+
+def test_ids_that_differ_only_in_punctuation_keep_their_own_replays_and_rows(tmp_path):
+    """Replay names come from the participant's number, never from the typed id: "x.y" and
+    "x_y" each keep their file (they once shared one, the last writer's)."""
+    app = create_app(study=write_study(tmp_path, games=1))
+    with TestClient(app) as client:
+        for participant in ("x.y", "x_y", "x-y"):
+            res = client.post("/api/study/start", json={"participant": participant}).json()
+            play_study_game(client, res["game"])
+            assert client.post(f"/api/study/{res['token']}/next").json()["done"]
+    rows = list(csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines()))
+    assert [r["replay"] for r in rows] == [f"participant{k:04d}-game1.jsonl" for k in range(3)]
+    for r in rows:
+        replay = read_replay(tmp_path / "results" / "replays" / r["replay"])
+        assert len(replay["steps"]) == int(r["length"])
+
+
+@pytest.mark.parametrize("participant", ["=HYPERLINK(\"http://x\")", "a\nb", "", " ", "\"quoted\"",
+                                         "-1+2", "x" * 65, 42, None])
+def test_participant_ids_are_checked_before_they_reach_the_csv(tmp_path, participant):
+    app = create_app(study=write_study(tmp_path))
+    with TestClient(app) as client:
+        r = client.post("/api/study/start", json={"participant": participant})
+    assert r.status_code == 422, r.text
+    assert not (tmp_path / "results" / "results.csv").exists()
+
+
+def test_the_team_score_is_the_teams_not_the_sum_over_seats(tmp_path):
+    """The Brain's score is the team's cards out: every seat has it, so the team's is that
+    number, not n times it (28 cards out was once recorded as 56 at 2 players)."""
+    app = create_app(study=write_study(tmp_path, games=1))
+    with TestClient(app) as client:
+        res = client.post("/api/study/start", json={"participant": "p1"}).json()
+        play_study_game(client, res["game"])
+        client.post(f"/api/study/{res['token']}/next")
+    (row,) = csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines())
+    assert row["team_score"] == row["score"] and 0 < float(row["score"]) <= 36
+
+
+def test_after_a_crash_numbers_are_not_handed_out_twice_and_tokens_still_work(tmp_path):
+    """A server killed mid-study (nothing shut down: the app is dropped) and started again on
+    the same results folder: the participant who finished game 1 goes on with game 2 under
+    the same token, the game under way starts again from its deal, and the next participant
+    gets a new number (the Latin square stays balanced)."""
+    study = write_study(tmp_path, games=2)
+    with TestClient(create_app(study=study)) as client:
+        first = client.post("/api/study/start", json={"participant": "p-01"}).json()
+        play_study_game(client, first["game"])
+        second_game = client.post(f"/api/study/{first['token']}/next").json()
+        assert second_game["number"] == 2
+        other = client.post("/api/study/start", json={"participant": "p-02"}).json()
+        view = client.get(f"/api/games/{other['game']}").json()
+        path = "advance" if view["agents_turn"] else "move"
+        body = {"step": 0} | ({} if view["agents_turn"] else {"action": view["moves"][0]["action"]})
+        assert client.post(f"/api/games/{other['game']}/{path}", json=body).status_code == 200
+    with TestClient(create_app(study=study)) as client:  # the restart
+        resumed = client.post(f"/api/study/{first['token']}/next").json()
+        assert resumed["number"] == 2 and not resumed["done"]
+        again = client.post(f"/api/study/{other['token']}/next").json()
+        assert again["number"] == 1  # its game 1 was under way: it starts again
+        assert client.post("/api/study/start", json={"participant": "p-01"}).status_code == 409
+        third = client.post("/api/study/start", json={"participant": "p-03"}).json()
+        play_study_game(client, third["game"])
+        client.post(f"/api/study/{third['token']}/next")
+    rows = list(csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines()))
+    assert [(r["participant"], r["participant_index"], r["condition"]) for r in rows] == [
+        ("p-01", "0", "cond-learned"), ("p-03", "2", "cond-learned")]

@@ -12,17 +12,26 @@ partner conditions, each with its seats (one ``human``) and its fixed deal seeds
       - {name: learned, seats: [human, the_brain/ppo_3p, the_brain/ppo_3p], seeds: [11, 12]}
       - {name: rules, seats: [human, heuristic, heuristic], seeds: [21, 22]}
 
-Participant number k (0, 1, ...; in the order they start, counting those already in the
-results file) plays the conditions in the order rotated by k (a Latin square: with two
-conditions AB, BA, AB, ...); game j has condition ``order[j mod C]`` and that condition's
-seed ``seeds[(j div C) mod S]``. The results CSV (one row per game) and the replays are
-written atomically as each game ends. A participant sees "partner 1", never a condition.
+Participant number k (0, 1, ...; in the order they start) plays the conditions in the order
+rotated by k (a Latin square: with two conditions AB, BA, AB, ...); game j has condition
+``order[j mod C]`` and that condition's seed ``seeds[(j div C) mod S]``. The results CSV (one
+row per game) and the replays are written atomically as each game ends; the replay is named
+after the participant's number (``participant0003-game2.jsonl``), never after the typed id.
+A participant sees "partner 1", never a condition.
+
+The participants (id, number, token) are kept in ``participants.json`` beside the CSV,
+written atomically whenever one starts: after a crash and a restart, numbers are never
+handed out twice (the Latin square stays balanced) and a participant's token still works.
+A game that was under way when the server stopped starts again from its deal (its moves are
+not kept yet); the games finished before are in the CSV and are not played again.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
+import re
 import secrets
 import threading
 from pathlib import Path
@@ -34,6 +43,7 @@ from braincards.training import files
 
 from .session import HUMAN, RequestError, check_seats
 
+PARTICIPANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 COLUMNS = ["participant", "participant_index", "game_index", "condition", "seed", "outcome",
            "won", "score", "team_score", "length", "decisions", "decision_time_mean_s",
            "decision_times_s", "replay"]
@@ -101,23 +111,35 @@ class Study:
         self.study = study
         self.store = store
         self.csv_path = study["out"] / "results.csv"
+        self.registry_path = study["out"] / "participants.json"
         self.rows = _read_rows(self.csv_path)
-        self._seen = {r["participant"] for r in self.rows}
         self._participants: dict[str, dict] = {}
         self._lock = threading.Lock()
+        registered = json.loads(self.registry_path.read_text()) if self.registry_path.is_file() else []
+        for entry in registered:  # a restart: every participant keeps their number and token
+            done = sum(1 for r in self.rows if r["participant"] == entry["id"])
+            self._participants[entry["token"]] = {"id": entry["id"], "index": entry["index"], "game": done - 1,
+                                                  "plan": schedule(self.study, entry["index"]), "gid": None}
+        self._seen = {p["id"] for p in self._participants.values()} | {r["participant"] for r in self.rows}
+        self._next_index = 1 + max([p["index"] for p in self._participants.values()]
+                                   + [int(r["participant_index"]) for r in self.rows], default=-1)
 
     def start(self, participant) -> dict:
-        if not isinstance(participant, str) or not participant.strip() or len(participant) > 64:
-            raise RequestError(422, "enter a participant id (1 to 64 characters)")
-        participant = participant.strip()
+        participant = participant.strip() if isinstance(participant, str) else ""
+        if not PARTICIPANT_ID.fullmatch(participant):
+            raise RequestError(422, "a participant id is 1 to 64 letters, digits, '.', '_' or '-', "
+                                    "starting with a letter or digit")
         with self._lock:
             if participant in self._seen:
                 raise RequestError(409, f"participant {participant!r} has already taken part")
             self._seen.add(participant)
-            index = len(self._seen) - 1
+            index = self._next_index
+            self._next_index += 1
             token = secrets.token_urlsafe(18)
             self._participants[token] = {"id": participant, "index": index, "game": -1,
                                          "plan": schedule(self.study, index), "gid": None}
+            entries = [{"id": p["id"], "index": p["index"], "token": t} for t, p in self._participants.items()]
+            files.write_text(self.registry_path, json.dumps(entries, indent=1) + "\n")
         return self.next_game(token)
 
     def next_game(self, token: str) -> dict:
@@ -137,7 +159,7 @@ class Study:
                                          labels=partner_labels(spec, cond["seats"]))
         session.study = {"participant": p["id"], "index": p["index"], "game": p["game"],
                          "condition": cond["name"]}
-        session.replay_name = f"{_safe(p['id'])}-game{p['game'] + 1}.jsonl"
+        session.replay_name = f"participant{p['index']:04d}-game{p['game'] + 1}.jsonl"
         p["gid"] = gid
         return {"token": token, "done": False, "game": gid, "number": p["game"] + 1, "total": total}
 
@@ -152,7 +174,9 @@ class Study:
         row = {"participant": info["participant"], "participant_index": info["index"],
                "game_index": info["game"], "condition": info["condition"], "seed": session.seed,
                "outcome": res["outcome"], "won": int(res["wins"][seat]),
-               "score": res["scores"][seat], "team_score": sum(res["scores"]),
+               "score": res["scores"][seat],
+               # a cooperative game's score is the team's, the same for every seat
+               "team_score": res["scores"][seat] if get_spec(self.study["game"]).cooperative else "",
                "length": res["length"], "decisions": len(times),
                "decision_time_mean_s": round(sum(times) / len(times), 3) if times else "",
                "decision_times_s": ";".join(f"{t:.3f}" for t in times),
@@ -160,10 +184,6 @@ class Study:
         with self._lock:
             self.rows.append(row)
             files.write_text(self.csv_path, _csv_text(self.rows))
-
-
-def _safe(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in text)
 
 
 def _read_rows(path: Path) -> list[dict]:
