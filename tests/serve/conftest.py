@@ -24,6 +24,7 @@ from braincards.training.agents.checkpoint import CheckpointConfigWarning  # noq
 from braincards.training.serve import create_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
+LOCAL = "http://localhost"  # the Host the app answers to (127.0.0.1, localhost, ::1 and --host)
 SCREENSHOTS = ROOT / "build" / "screenshots"
 
 
@@ -42,7 +43,7 @@ def app(tmp_path):
 
 @pytest.fixture
 def client(app):
-    with TestClient(app) as c:
+    with TestClient(app, base_url=LOCAL) as c:
         yield c
 
 

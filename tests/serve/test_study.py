@@ -18,6 +18,7 @@ from braincards.training.serve import create_app
 from braincards.training.serve.study import load_study, schedule
 
 ROOT = Path(__file__).resolve().parents[2]
+LOCAL = "http://localhost"  # the Host the app answers to
 STUDY = """\
 game: the_brain
 options: {{num_players: 2, difficulty: robber}}
@@ -72,7 +73,7 @@ def play_study_game(client, gid) -> list[str]:
 
 def test_a_study_run_writes_its_csv_and_replays_and_hides_the_conditions(tmp_path):
     app = create_app(study=write_study(tmp_path))
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL) as client:
         assert client.post("/api/games", json={"game": "the_brain", "seats": ["human"]}).status_code == 403
         assert client.get("/api/replays").status_code == 403
         seen = [client.get("/api/meta").text]
@@ -137,7 +138,7 @@ def test_ids_that_differ_only_in_punctuation_keep_their_own_replays_and_rows(tmp
     """Replay names come from the participant's number, never from the typed id: "x.y" and
     "x_y" each keep their file (they once shared one, the last writer's)."""
     app = create_app(study=write_study(tmp_path, games=1))
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL) as client:
         for participant in ("x.y", "x_y", "x-y"):
             res = client.post("/api/study/start", json={"participant": participant}).json()
             play_study_game(client, res["game"])
@@ -153,7 +154,7 @@ def test_ids_that_differ_only_in_punctuation_keep_their_own_replays_and_rows(tmp
                                          "-1+2", "x" * 65, 42, None])
 def test_participant_ids_are_checked_before_they_reach_the_csv(tmp_path, participant):
     app = create_app(study=write_study(tmp_path))
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL) as client:
         r = client.post("/api/study/start", json={"participant": participant})
     assert r.status_code == 422, r.text
     assert not (tmp_path / "results" / "results.csv").exists()
@@ -163,7 +164,7 @@ def test_the_team_score_is_the_teams_not_the_sum_over_seats(tmp_path):
     """The Brain's score is the team's cards out: every seat has it, so the team's is that
     number, not n times it (28 cards out was once recorded as 56 at 2 players)."""
     app = create_app(study=write_study(tmp_path, games=1))
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL) as client:
         res = client.post("/api/study/start", json={"participant": "p1"}).json()
         play_study_game(client, res["game"])
         client.post(f"/api/study/{res['token']}/next")
@@ -177,7 +178,7 @@ def test_after_a_crash_numbers_are_not_handed_out_twice_and_tokens_still_work(tm
     the same token, the game under way starts again from its deal, and the next participant
     gets a new number (the Latin square stays balanced)."""
     study = write_study(tmp_path, games=2)
-    with TestClient(create_app(study=study)) as client:
+    with TestClient(create_app(study=study), base_url=LOCAL) as client:
         first = client.post("/api/study/start", json={"participant": "p-01"}).json()
         play_study_game(client, first["game"])
         second_game = client.post(f"/api/study/{first['token']}/next").json()
@@ -187,7 +188,7 @@ def test_after_a_crash_numbers_are_not_handed_out_twice_and_tokens_still_work(tm
         path = "advance" if view["agents_turn"] else "move"
         body = {"step": 0} | ({} if view["agents_turn"] else {"action": view["moves"][0]["action"]})
         assert client.post(f"/api/games/{other['game']}/{path}", json=body).status_code == 200
-    with TestClient(create_app(study=study)) as client:  # the restart
+    with TestClient(create_app(study=study), base_url=LOCAL) as client:  # the restart
         resumed = client.post(f"/api/study/{first['token']}/next").json()
         assert resumed["number"] == 2 and not resumed["done"]
         again = client.post(f"/api/study/{other['token']}/next").json()

@@ -237,7 +237,7 @@ def test_entry_point_kinds_in_the_web_app(entry_points):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        client = TestClient(create_app(replay_dir=Path(sys.path[0]) / "replays"))
+        client = TestClient(create_app(replay_dir=Path(sys.path[0]) / "replays"), base_url="http://localhost")
         games = {g["id"]: g for g in client.get("/api/meta").json()["games"]}
     assert "lowest" in games[BRAIN]["policies"] and "lowest" not in games["oh_my_brain_v0"]["policies"]
     r = client.post("/api/games", json={"game": "the_brain", "options": {"num_players": 2},

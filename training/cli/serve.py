@@ -7,8 +7,7 @@ import sys
 import uvicorn
 
 from ..serve import create_app
-
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+from ..serve.guard import LOCAL_HOSTS
 
 
 def add_commands(sub) -> None:
@@ -22,11 +21,15 @@ def add_commands(sub) -> None:
                     help="where finished games' replays are written and read (default replays/)")
     sv.add_argument("--study", default=None, metavar="STUDY.yaml",
                     help="run this study protocol (see docs/serve.md) instead of free play")
+    sv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                    help="another host name the pages are reached by (the Host header), e.g. this "
+                    "machine's name on the network; 127.0.0.1, localhost and --host always are")
     sv.set_defaults(func=cmd_serve)
 
 
 def cmd_serve(args) -> int:
-    app = create_app(replay_dir=args.replays, study=args.study)
+    hosts = (*LOCAL_HOSTS, args.host, *args.allow_host)
+    app = create_app(replay_dir=args.replays, study=args.study, hosts=hosts)
     if args.host not in LOCAL_HOSTS:
         print(f"braincards: warning: serving on {args.host}: anyone who can reach this address "
               f"can play and read the replays", file=sys.stderr)

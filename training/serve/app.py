@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, StrictInt
 from braincards.training.agents.network import set_torch_threads
 
 from .games import GameStore, game_catalog
+from .guard import LOCAL_HOSTS, Guard, redact
 from .replays import list_replays, read_replay_text, replay_view
 from .session import RequestError
 from .study import Study, load_study
@@ -57,10 +58,13 @@ class StudyStart(BaseModel):
     participant: str
 
 
-def create_app(replay_dir: str | Path = "replays", study: str | Path | None = None) -> FastAPI:
-    """The app; ``study``: a study file, which turns the server into that study alone."""
+def create_app(replay_dir: str | Path = "replays", study: str | Path | None = None,
+               hosts: tuple[str, ...] = LOCAL_HOSTS) -> FastAPI:
+    """The app; ``study``: a study file, which turns the server into that study alone;
+    ``hosts``: the host names it answers to (:class:`~.guard.Guard`)."""
     set_torch_threads(1)
     app = FastAPI(title="braincards serve", docs_url=None, redoc_url=None)
+    app.add_middleware(Guard, hosts=tuple(hosts))
     protocol = load_study(study) if study is not None else None
     if protocol is not None:
         replay_dir = protocol["out"] / "replays"
@@ -71,7 +75,7 @@ def create_app(replay_dir: str | Path = "replays", study: str | Path | None = No
 
     @app.exception_handler(RequestError)
     def _refused(request: Request, err: RequestError):
-        return JSONResponse({"detail": str(err)}, status_code=err.status)
+        return JSONResponse({"detail": redact(str(err))}, status_code=err.status)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

@@ -18,6 +18,7 @@ from .session import RequestError
 from .view import table_view
 
 MAX_LISTED = 500
+MAX_NAME = 128  # characters of a replay file name (a longer one is refused, not looked up)
 
 
 def list_replays(folder: Path) -> list[dict]:
@@ -41,12 +42,13 @@ def list_replays(folder: Path) -> list[dict]:
 
 def read_replay_text(folder: Path, name: str) -> str:
     """The text of replay ``name`` in ``folder`` (a bare file name; 404 otherwise)."""
-    if "/" in name or "\\" in name or name.startswith(".") or not name.endswith(REPLAY_SUFFIX):
-        raise RequestError(404, f"no replay named {name!r}")
-    path = folder / name
-    if not path.is_file():
-        raise RequestError(404, f"no replay named {name!r}")
-    return path.read_text(encoding="utf-8")
+    bad = "/" in name or "\\" in name or name.startswith(".") or not name.endswith(REPLAY_SUFFIX)
+    if bad or len(name) > MAX_NAME:
+        raise RequestError(404, f"no replay named {name[:MAX_NAME]!r}")
+    try:
+        return (folder / name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise RequestError(404, f"no replay named {name!r}") from None
 
 
 def replay_view(text: str, step: int, viewer: str | None) -> dict:

@@ -11,10 +11,12 @@ import threading
 import time
 
 from braincards.envs import derive_seed, get_spec
+from braincards.training.agents.kinds import parse_spec
 from braincards.training.agents.specs import make_policy
 from braincards.training.agents.table import Table, seats_config
 
 HUMAN = "human"
+SEARCH_LIMITS = {"samples": 32, "nodes": 5000}  # per decision, for any kind that takes them
 
 
 class RequestError(ValueError):
@@ -23,6 +25,21 @@ class RequestError(ValueError):
     def __init__(self, status: int, message: str):
         super().__init__(message)
         self.status = status
+
+
+def check_budget(seat: str) -> None:
+    """A RequestError when ``seat`` asks for more search per decision than
+    :data:`SEARCH_LIMITS` allows (PIMC's, or a guided seat's PIMC judge's, samples and nodes):
+    no one move may hold the server for long."""
+    try:
+        _, _, pairs = parse_spec(seat)
+    except ValueError:
+        return  # not a spec with parameters: building it reports what is wrong
+    for key, value in pairs:
+        limit = SEARCH_LIMITS.get(key)
+        if limit is not None and (not value.isdigit() or int(value) > limit):
+            raise RequestError(422, f"{seat!r}: {key}={value} is over this server's limit of {limit} "
+                                    f"per decision (allowed: {key}=1..{limit})")
 
 
 def check_seats(spec, config: dict, seats: list) -> list[str]:
@@ -36,6 +53,8 @@ def check_seats(spec, config: dict, seats: list) -> list[str]:
         raise RequestError(422, f"{spec.title}: {err}") from None
     if seats.count(HUMAN) > 1:
         raise RequestError(422, "at most one seat may be 'human'")
+    for seat in seats:
+        check_budget(seat)
     return seats
 
 

@@ -1,0 +1,93 @@
+"""A server that can't be knocked over (the requests side): only the host names it is reached
+by, no cross-origin requests, bounded bodies, bounded search per move, and every bad input a
+4xx whose message names no server path."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from braincards.training.cli import serve as serve_cli
+from braincards.training.cli.main import main
+from braincards.training.serve.guard import MAX_BODY, host_name, redact
+from braincards.training.serve.session import SEARCH_LIMITS
+
+from .conftest import LOCAL
+
+
+@pytest.mark.parametrize("base, status", [("http://localhost", 200), ("http://127.0.0.1:8000", 200),
+                                          ("http://[::1]:8000", 200), ("http://evil.example", 400),
+                                          ("http://testserver", 400), ("http://localhost.evil.example", 400)])
+def test_only_the_servers_own_host_names_are_answered(app, base, status):
+    """A page on a name that resolves to this machine (DNS rebinding) gets no API."""
+    with TestClient(app, base_url=base) as client:
+        r = client.get("/api/meta")
+    assert r.status_code == status, r.text
+    if status == 400:
+        assert "unknown Host" in r.json()["detail"] and client.get("/api/replays").status_code == 400
+
+
+def test_a_cross_origin_request_is_refused(client):
+    body = {"game": "the_brain", "seats": ["random", "random"], "options": {"num_players": 2}}
+    assert client.post("/api/games", json=body, headers={"Origin": "http://localhost:8000"}).status_code == 201
+    r = client.post("/api/games", json=body, headers={"Origin": "https://evil.example"})
+    assert r.status_code == 403 and r.json()["detail"] == "cross-origin request refused"
+
+
+def test_bodies_over_the_limit_are_refused_before_the_app_reads_them(client):
+    big = {"replay": "x" * (MAX_BODY + 10), "step": 0, "viewer": None}
+    r = client.post("/api/replay-view", json=big)
+    assert r.status_code == 413 and str(MAX_BODY) in r.json()["detail"]
+
+    def chunks():  # no Content-Length: counted as it arrives
+        yield b'{"replay": "'
+        for _ in range(MAX_BODY // 1000 + 2):
+            yield b"y" * 1000
+        yield b'", "step": 0}'
+
+    r = client.post("/api/replay-view", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413
+    ok = client.post("/api/replay-view", json={"replay": "not a replay", "step": 0, "viewer": None})
+    assert ok.status_code == 422  # a small body reaches the app
+
+
+@pytest.mark.parametrize("seat", ["pimc:samples=100000", "pimc:nodes=1000000", "pimc:samples=33,nodes=10",
+                                  "guided:checkpoint=the_brain/ppo_3p,judge=pimc,nodes=99999"])
+def test_a_search_over_the_move_budget_is_refused_before_a_game_starts(client, seat):
+    r = client.post("/api/games", json={"game": "the_brain", "seats": ["human", seat], "options": {"num_players": 2}})
+    assert r.status_code == 422 and "over this server's limit" in r.json()["detail"], r.text
+
+
+def test_a_search_within_the_budget_plays(client):
+    seat = f"pimc:samples={SEARCH_LIMITS['samples']},nodes=50"
+    r = client.post("/api/games", json={"game": "the_brain", "seats": ["random", seat], "options": {"num_players": 2}})
+    assert r.status_code == 201, r.text
+
+
+@pytest.mark.parametrize("name", ["a" * 300 + ".jsonl", "%2e%2e%2fsecrets.jsonl", "x" * 129 + ".jsonl"])
+def test_bad_replay_names_are_a_404_not_a_500(client, name):
+    assert client.get(f"/api/replays/{name}").status_code == 404
+
+
+def test_error_messages_name_no_server_path(client):
+    r = client.post("/api/games", json={"game": "the_brain", "seats": ["human", "nope/nothing"],
+                                        "options": {"num_players": 2}})
+    assert r.status_code == 422
+    detail = r.json()["detail"]
+    assert "/work" not in detail and "/tmp" not in detail and "<server path>" in detail
+    assert redact("no checkpoint at /srv/app/checkpoints/x.zip (see /api/games)") == \
+        "no checkpoint at <server path> (see <server path>)"
+    assert host_name("[::1]:8000") == "::1" and host_name("LocalHost:80") == "localhost"
+
+
+def test_serve_answers_to_its_host_and_the_allowed_names(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(serve_cli.uvicorn, "run", lambda app, **kw: calls.append(app))
+    assert main(["serve", "--host", "0.0.0.0", "--allow-host", "lab-pc.local", "--replays", str(tmp_path)]) == 0
+    with TestClient(calls[0], base_url="http://lab-pc.local:8000") as client:
+        assert client.get("/api/meta").status_code == 200
+    with TestClient(calls[0], base_url="http://other.local") as client:
+        assert client.get("/api/meta").status_code == 400
+    assert json.loads(TestClient(calls[0], base_url=LOCAL).get("/api/meta").text)["study"] is False
