@@ -197,6 +197,14 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         p, m = divmod(a - rules.NAMED, NUM_MOTIFS)
         return f"play the card at hand position {p}, naming {MOTIFS[m]}"
 
+    def log_meaning(self, action: int) -> str:
+        """With ``memory="none"`` a draw is logged without its motif: the rules let a player see
+        the card once as it is drawn, and a written log would be the memory aid they forbid
+        (R-W3)."""
+        if self.memory == "none" and int(action) == rules.DRAW and self.state is not None:
+            return "draw the pile's top card"
+        return self.action_meaning(action)
+
     # ------------------------------------------------------------------ render
     def _render_text(self, viewer: int | None) -> str:
         s = self.state

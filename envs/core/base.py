@@ -123,6 +123,12 @@ class CardGameEnv(AECEnv):
     def action_meaning(self, action: int) -> str:
         raise NotImplementedError
 
+    def log_meaning(self, action: int) -> str:
+        """What a lasting log of the game may say about ``action``, taken now (a move list,
+        a replay viewer's log): :meth:`action_meaning`, unless the game's memory rule forbids
+        keeping a written record of what it names."""
+        return self.action_meaning(action)
+
     def _new_state(self, rng: random.Random, options: dict):
         if "state" not in options:
             return self._deal(rng, options)

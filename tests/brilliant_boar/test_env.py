@@ -360,3 +360,14 @@ def test_registry_make():
     wrapped = make("brilliant_boar_v0", num_players=2)
     wrapped.reset(seed=0)
     assert wrapped.unwrapped.state.num_players == 2
+
+
+def test_a_draw_is_logged_without_its_motif_when_memory_is_none():
+    """R-W3: a drawn card is seen once; under memory="none" a lasting log keeps no motif (the
+    move list shown at the decision still names the face-up top: everyone sees it then)."""
+    for memory, named in (("none", False), ("perfect", True)):
+        table = raw_env(num_players=2, memory=memory)
+        table.reset(seed=1)
+        assert "(" in table.action_meaning(rules.DRAW)
+        assert ("(" in table.log_meaning(rules.DRAW)) == named
+        assert table.log_meaning(rules.DRAW).startswith("draw the pile's top card")

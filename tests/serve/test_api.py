@@ -169,3 +169,20 @@ def test_a_checkpoint_seat_brings_its_own_table_unless_the_page_set_one(client, 
     assert len(client.get(f"/api/games/{gid}").json()["notes"]) == 1  # every view of the game keeps it
     _, view = new_game(client, "the_brain", {"num_players": 3}, ["human", "heuristic", "greedy"])
     assert view["notes"] == []
+
+
+@pytest.mark.parametrize("memory, shows", [("none", False), ("perfect", True)])
+def test_a_boar_log_keeps_no_drawn_motif_when_memory_is_none(client, memory, shows):
+    """R-W3: with memory="none" a player sees a drawn card once; the page's log must not
+    become the written memory aid the rules forbid (it named every drawn motif)."""
+    r = client.post("/api/games", json={"game": "brilliant_boar", "seats": ["random", "random"],
+                                        "options": {"num_players": 2, "memory": memory}, "seed": 3})
+    assert r.status_code == 201, r.text
+    gid = r.json()["id"]
+    view = client.get(f"/api/games/{gid}").json()
+    for _ in range(12):
+        view = client.post(f"/api/games/{gid}/advance", json={"step": view["step"]}).json()
+    draws = [line for line in view["log"] if "draw the pile's top card" in line]
+    assert draws
+    named = [line for line in draws if "(" in line]
+    assert bool(named) == shows, draws

@@ -67,7 +67,7 @@ def replay_view(text: str, step: int, viewer: str | None) -> dict:
     log = []
     for s in replay["steps"][:step]:
         log.append({"i": len(log), "agent": s["agent"], "kind": spec.decision(env.state),
-                    "meaning": env.action_meaning(s["action"])})
+                    "meaning": env.log_meaning(s["action"])})
         try:
             env.step(s["action"])
         except ValueError as err:

@@ -136,7 +136,7 @@ class GameSession:
     def _apply(self, action: int) -> None:
         agent = self.raw.agent_selection
         kind = self.spec.decision(self.raw.state)
-        meaning = self.raw.action_meaning(action)
+        meaning = self.raw.log_meaning(action)
         paid = self.table.play(action)
         rewards = {a: float(paid[a]) for a in self.agents}
         self.steps.append({"i": len(self.steps), "agent": agent, "action": action, "rewards": rewards})
