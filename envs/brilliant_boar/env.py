@@ -197,6 +197,17 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         p, m = divmod(a - rules.NAMED, NUM_MOTIFS)
         return f"play the card at hand position {p}, naming {MOTIFS[m]}"
 
+    def _end_reason(self) -> str:
+        s = self.state
+        pts = rules.scores(s)
+        if s.num_players == 1:
+            return f"The pile is empty: {pts[0]} points ({len(s.errors)} cards on the error stack)."
+        most = max(pts)
+        winners = [f"player_{i}" for i, p in enumerate(pts) if p == most]
+        points = ", ".join(f"player_{i} {p}" for i, p in enumerate(pts))
+        return (f"The pile is empty and at most one seat still holds cards; the most points win "
+                f"({points}): {' and '.join(winners)} {'wins' if len(winners) == 1 else 'win'}.")
+
     def log_meaning(self, action: int) -> str:
         """With ``memory="none"`` a draw is logged without its motif: the rules let a player see
         the card once as it is drawn, and a written log would be the memory aid they forbid

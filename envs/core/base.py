@@ -123,6 +123,19 @@ class CardGameEnv(AECEnv):
     def action_meaning(self, action: int) -> str:
         raise NotImplementedError
 
+    def end_reason(self) -> str | None:
+        """Why the game ended, in one sentence with the seats' agent names (None while it goes
+        on); a game cut short by ``max_cycles`` says so."""
+        if self.state is None or self._live:
+            return None
+        if not self._is_terminal():
+            return (f"The game was cut short: a seat reached max_cycles={self.max_cycles} decisions, "
+                    "or an illegal action ended it.")
+        return self._end_reason()
+
+    def _end_reason(self) -> str:
+        raise NotImplementedError
+
     def log_meaning(self, action: int) -> str:
         """What a lasting log of the game may say about ``action``, taken now (a move list,
         a replay viewer's log): :meth:`action_meaning`, unless the game's memory rule forbids

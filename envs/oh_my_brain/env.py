@@ -173,6 +173,15 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
             buf[o_give + s.give] = 1
         np.multiply(np.frombuffer(buf, np.uint8), self._scale, out=out)
 
+    def _end_reason(self) -> str:
+        s = self.state
+        out = [f"player_{i}" for i, b in enumerate(s.brains) if b == 0]
+        most = max(s.brains)
+        winners = [f"player_{i}" for i, b in enumerate(s.brains) if b == most]
+        brains = ", ".join(f"player_{i} {b}" for i, b in enumerate(s.brains))
+        return (f"{' and '.join(out)} reached 0 brains, which ends the game; the most brains win "
+                f"({brains}): {' and '.join(winners)} {'wins' if len(winners) == 1 else 'win'}.")
+
     def action_meaning(self, action: int) -> str:
         """What ``action`` does in the current decision, e.g. ``"play 2 x 5, ..."``."""
         if self.state is None:

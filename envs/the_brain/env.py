@@ -188,6 +188,16 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
             base = o["display_covered_cards"] + top * NUM_CARDS
             ones += [base + c for c in stack[:-1]]
 
+    def _end_reason(self) -> str:
+        s = self.state
+        stacks = len(s.display)
+        if s.outcome == rules.WIN:
+            return (f"Every card was played out, with {stacks} stacks on the display (the loss limit is "
+                    f"{s.limit}): the team wins.")
+        held = sum(len(h) for h in s.hands) + sum(len(d) for d in s.domains) + len(s.deck)
+        return (f"The display reached {stacks} stacks, the loss limit of {s.limit}: the team loses, "
+                f"with {held} cards still to play.")
+
     def action_meaning(self, action: int) -> str:
         """What ``action`` does in the current decision, e.g. ``"play blue brain"``."""
         if self.state is None:

@@ -186,3 +186,24 @@ def test_a_boar_log_keeps_no_drawn_motif_when_memory_is_none(client, memory, sho
     assert draws
     named = [line for line in draws if "(" in line]
     assert bool(named) == shows, draws
+
+
+@pytest.mark.parametrize("game, options, words", [
+    ("the_brain", {"num_players": 2}, ("the loss limit", "Every card was played out")),
+    ("oh_my_brain", {"num_players": 2}, ("reached 0 brains",)),
+    ("brilliant_boar", {"num_players": 2}, ("The pile is empty",)),
+])
+def test_a_finished_game_says_why_it_ended(client, game, options, words):
+    """The result screen says why the game ended (it said only LOST), with the page's seat names."""
+    r = client.post("/api/games", json={"game": game, "seats": ["random", "heuristic"], "options": options, "seed": 5})
+    gid = r.json()["id"]
+    view = client.get(f"/api/games/{gid}").json()
+    assert "end_reason" not in view
+    while not view["over"]:
+        view = client.post(f"/api/games/{gid}/advance", json={"step": view["step"]}).json()
+    reason = view["end_reason"]
+    assert any(w in reason for w in words), reason
+    assert "player_" not in reason  # the seats' page names, not the env's agent names
+    replay = client.get(f"/api/replays/{view['replay']}").text
+    seen = client.post("/api/replay-view", json={"replay": replay, "step": view["step"], "viewer": None}).json()
+    assert any(w in seen["end_reason"] for w in words)  # the replay viewer says it too, with its labels

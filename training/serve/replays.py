@@ -15,7 +15,7 @@ from braincards.training.evaluation.replay import (
 )
 
 from .session import RequestError
-from .view import table_view
+from .view import end_reason, table_view
 
 MAX_LISTED = 500
 MAX_NAME = 128  # characters of a replay file name (a longer one is refused, not looked up)
@@ -77,5 +77,6 @@ def replay_view(text: str, step: int, viewer: str | None) -> dict:
     over = step == total and replay["result"] is not None
     out = table_view(spec, env, viewer=viewer, labels=labels, log=log, over=False, step=step)
     out.update({"total": total, "header": replay["header"], "over": over,
-                "result": replay["result"] if over else None})
+                "result": replay["result"] if over else None,
+                "end_reason": end_reason(env, labels) if over else None})
     return out

@@ -10,7 +10,10 @@ The omniscient view (``viewer=None``) is for watching agents, replays and finish
 
 from __future__ import annotations
 
+import re
+
 LOG_LINES = 12  # the last moves shown in words
+AGENT = re.compile(r"\bplayer_\d+\b")  # an env's name for a seat, in its sentences
 
 
 def log_line(entry: dict, viewer: str | None, spec, labels: dict) -> str:
@@ -53,6 +56,12 @@ def table_view(spec, raw, *, viewer: str | None, labels: dict, log: list[dict], 
     }
 
 
+def end_reason(raw, labels: dict) -> str | None:
+    """Why the game ended, with the page's names for the seats (None while it goes on)."""
+    text = raw.end_reason()
+    return None if text is None else AGENT.sub(lambda m: labels.get(m.group(0), m.group(0)), text)
+
+
 def session_view(session, *, study: bool = False) -> dict:
     """The view a game's page gets: the person's seat (or everything when no one plays)."""
     labels = dict(zip(session.agents, session.labels, strict=True))
@@ -63,6 +72,7 @@ def session_view(session, *, study: bool = False) -> dict:
     out["agents_turn"] = not session.over and session.to_act != session.human
     if session.over:
         out["result"] = session.result()
+        out["end_reason"] = end_reason(session.raw, labels)
         if not study:
             out["replay"] = session.replay_name
     return out

@@ -163,7 +163,8 @@ function resultHtml(view, study) {
   const next = study ? `<p><button class="primary" id="continue">Continue</button></p>`
     : `<p>Saved as replay <a href="#/replays/${encodeURIComponent(view.replay)}">${esc(view.replay)}</a>` +
       ` · <a href="#/">new game</a></p>`;
-  return `<div class="panel" id="result"><h2>Result${r.truncated ? " (truncated)" : ""}</h2>
+  const why = view.end_reason ? `<p class="reason" id="end-reason">${esc(view.end_reason)}</p>` : "";
+  return `<div class="panel" id="result"><h2>Result${r.truncated ? " (truncated)" : ""}</h2>${why}
     <table class="result"><tr><th>seat</th><th>score</th><th>return</th><th></th></tr>${rows}</table>${next}</div>`;
 }
 
@@ -204,7 +205,7 @@ async function showReplay() {
     <span id="replay-step">step ${view.step} / ${view.total}</span>
     <button id="forward">forward ▶</button><button id="last">last</button>
     <label>view as <select id="viewer">${viewers}</select></label></div>
-    <p class="status">${esc(view.over ? "Game over" : `${view.to_act_label} to decide (${view.decision})`)}</p></div>
+    <p class="status">${esc(view.over ? (view.end_reason || "Game over") : `${view.to_act_label} to decide (${view.decision})`)}</p></div>
     <div class="panel" id="table">${tableHtml(view)}</div>
     <div class="panel"><h2>Moves so far</h2><ol class="log" start="${Math.max(1, view.step - view.log.length + 1)}">
     ${view.log.map((l) => `<li>${esc(l)}</li>`).join("")}</ol></div>`;
