@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from braincards.envs import get_spec
+from braincards.envs.brilliant_boar.cards import MOTIFS
 from braincards.training.evaluation.replay import read_replay, replay_env, replay_states
 
 TITLES = [
@@ -184,7 +185,7 @@ def test_a_boar_log_keeps_no_drawn_motif_when_memory_is_none(client, memory, sho
         view = client.post(f"/api/games/{gid}/advance", json={"step": view["step"]}).json()
     draws = [line for line in view["log"] if "draw the pile's top card" in line]
     assert draws
-    named = [line for line in draws if "(" in line]
+    named = [line for line in draws if any(f"({m})" in line for m in MOTIFS)]
     assert bool(named) == shows, draws
 
 
@@ -207,3 +208,14 @@ def test_a_finished_game_says_why_it_ended(client, game, options, words):
     replay = client.get(f"/api/replays/{view['replay']}").text
     seen = client.post("/api/replay-view", json={"replay": replay, "step": view["step"], "viewer": None}).json()
     assert any(w in seen["end_reason"] for w in words)  # the replay viewer says it too, with its labels
+
+
+def test_seats_are_labelled_you_and_partner_k_so_two_of_one_policy_differ(client):
+    def labels(game, seats, players):
+        r = client.post("/api/games", json={"game": game, "seats": seats, "options": {"num_players": players}, "seed": 1})
+        return [s["label"] for s in client.get(f"/api/games/{r.json()['id']}").json()["seats"]]
+
+    assert labels("the_brain", ["human", "heuristic", "heuristic"], 3) == [
+        "you", "partner 1 (heuristic)", "partner 2 (heuristic)"]
+    assert labels("oh_my_brain", ["random", "human"], 2) == ["opponent 1 (random)", "you"]
+    assert labels("the_brain", ["greedy", "greedy"], 2) == ["seat 1 (greedy)", "seat 2 (greedy)"]

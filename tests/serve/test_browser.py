@@ -85,7 +85,7 @@ def test_the_replay_viewer_steps_through_a_recorded_game(web_page, live_server):
     page.wait_for_selector('#table svg[aria-label="hidden card"]')  # the Boar: own hand unseen
     screenshot(page, "replay-viewer")
     page.click("#last")
-    page.wait_for_selector(".status:has-text('Game over')")
+    page.wait_for_selector(".status:has-text('The pile is empty')")  # why it ended
 
 
 def test_a_study_run_of_two_games_writes_its_csv(web_page, tmp_path):

@@ -58,6 +58,21 @@ def check_seats(spec, config: dict, seats: list) -> list[str]:
     return seats
 
 
+def seat_labels(spec, seats: list[str]) -> list[str]:
+    """What the page calls each seat: "you", then "partner 1 (heuristic)", "partner 2
+    (heuristic)" (opponents in a competitive game), so that two seats of one policy are told
+    apart; without a person, "seat 1 (greedy)", ..."""
+    word = ("partner" if spec.cooperative else "opponent") if HUMAN in seats else "seat"
+    out, k = [], 0
+    for s in seats:
+        if s == HUMAN:
+            out.append("you")
+        else:
+            k += 1
+            out.append(f"{word} {k} ({s})")
+    return out
+
+
 class GameSession:
     """A live game: ``seats`` are policy specs or ``"human"`` (at most one)."""
 
@@ -68,7 +83,7 @@ class GameSession:
         self.seats = list(seats)
         self.seed = int(seed)
         self.env_seed = derive_seed(self.seed, 0)
-        self.labels = labels or [("you" if s == HUMAN else s) for s in seats]
+        self.labels = labels or seat_labels(self.spec, self.seats)
         self.replay_name = replay_name
         self.lock = threading.Lock()
         seated = [None if s == HUMAN else make_policy(s, self.spec.id, self.config, seed=derive_seed(self.seed, 0, 1, i))
