@@ -5,12 +5,14 @@ by, no cross-origin requests, bounded bodies, bounded search per move, and every
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from fastapi.testclient import TestClient
 
 from braincards.training.cli import serve as serve_cli
 from braincards.training.cli.main import main
+from braincards.training.serve import create_app, games
 from braincards.training.serve.guard import MAX_BODY, host_name, redact
 from braincards.training.serve.session import SEARCH_LIMITS
 
@@ -91,3 +93,49 @@ def test_serve_answers_to_its_host_and_the_allowed_names(monkeypatch, tmp_path):
     with TestClient(calls[0], base_url="http://other.local") as client:
         assert client.get("/api/meta").status_code == 400
     assert json.loads(TestClient(calls[0], base_url=LOCAL).get("/api/meta").text)["study"] is False
+
+
+def _new(client, seats=("random", "random")):
+    return client.post("/api/games", json={"game": "the_brain", "seats": list(seats), "options": {"num_players": 2}})
+
+
+def test_idle_games_expire_and_free_their_place(client, monkeypatch):
+    """2,000 games created once locked free play until a restart: idle ones now expire."""
+    clock = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(games, "MAX_GAMES", 3)
+    ids = [_new(client).json()["id"] for _ in range(3)]
+    assert _new(client).status_code == 503  # three games under way: full
+    clock[0] += games.IDLE_SECONDS - 1
+    assert client.get(f"/api/games/{ids[0]}").status_code == 200  # asked about: kept
+    clock[0] += 2
+    assert _new(client).status_code == 201  # the two idle ones expired
+    assert client.get(f"/api/games/{ids[1]}").status_code == 404
+    assert "expired" in client.get(f"/api/games/{ids[2]}").json()["detail"]
+    assert client.get(f"/api/games/{ids[0]}").status_code == 200
+
+
+def test_one_address_holds_a_bounded_number_of_games(client, monkeypatch):
+    monkeypatch.setattr(games, "PER_CLIENT", 2)
+    first = _new(client).json()
+    _new(client)
+    r = _new(client)
+    assert r.status_code == 429 and "already has 2 games under way" in r.json()["detail"]
+    view = first["view"]
+    while not view["over"]:  # finishing one frees a place
+        view = client.post(f"/api/games/{first['id']}/advance", json={"step": view["step"]}).json()
+    assert _new(client).status_code == 201
+
+
+def test_study_games_are_never_evicted_or_expired(tmp_path, monkeypatch):
+    monkeypatch.setattr(games, "MAX_GAMES", 2)
+    monkeypatch.setattr(games, "IDLE_SECONDS", -1.0)  # every other game would be expired at once
+    study = tmp_path / "study.yaml"
+    study.write_text("game: the_brain\noptions: {num_players: 2}\ngames: 1\nout: " + str(tmp_path / "out")
+                     + "\nconditions:\n  - {name: a, seats: [human, random], seeds: [1]}\n")
+    with TestClient(create_app(study=study), base_url=LOCAL) as client:
+        started = [client.post("/api/study/start", json={"participant": f"p{k}"}).json() for k in range(2)]
+        third = client.post("/api/study/start", json={"participant": "p2"})
+        assert third.status_code == 503  # refused, rather than dropping a waiting participant's game
+        for s in started:
+            assert client.get(f"/api/games/{s['game']}").status_code == 200

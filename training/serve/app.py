@@ -99,10 +99,11 @@ def _game_routes(app: FastAPI, store: GameStore, runner) -> None:
     study = runner is not None
 
     @app.post("/api/games", status_code=201)
-    def new_game(body: NewGame):
+    def new_game(body: NewGame, request: Request):
         if study:
             raise RequestError(403, "this server runs a study: games start from the study page")
-        gid, session = store.create(body.game, body.options, body.seats, body.seed)
+        client = request.client.host if request.client else None
+        gid, session = store.create(body.game, body.options, body.seats, body.seed, client=client)
         with session.lock:
             session.mark_pending()
             return {"id": gid, "view": session_view(session)}

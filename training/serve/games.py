@@ -20,7 +20,9 @@ from braincards.training.evaluation.replay import REPLAY_SUFFIX, write_replay
 
 from .session import HUMAN, GameSession, RequestError, check_seats
 
-MAX_GAMES = 2000  # games kept in memory; the oldest finished ones go first
+MAX_GAMES = 2000  # games kept in memory; idle ones go first, then the oldest finished ones
+IDLE_SECONDS = 1800.0  # a game nobody has asked about for this long is dropped (not a study's)
+PER_CLIENT = 50  # games under way that one address may hold at once
 
 
 def policy_choices(spec) -> list[str]:
@@ -61,8 +63,9 @@ class GameStore:
         self._games: OrderedDict[str, GameSession] = OrderedDict()
         self._lock = threading.Lock()
 
-    def create(self, game, options, seats, seed=None, *, labels=None) -> tuple[str, GameSession]:
-        """A new game (a RequestError for a bad game, option or seat)."""
+    def create(self, game, options, seats, seed=None, *, labels=None, client: str | None = None) -> tuple[str, GameSession]:
+        """A new game (a RequestError for a bad game, option or seat, or for a ``client``
+        address that already holds :data:`PER_CLIENT` games under way)."""
         try:
             spec = get_spec(game)
             options, note = _table_options(spec, options, seats)
@@ -84,16 +87,29 @@ class GameStore:
         said = [str(w.message) for w in caught if issubclass(w.category, CheckpointConfigWarning)]
         session.notes = ([note] if note else []) + list(dict.fromkeys(said))
         gid = secrets.token_urlsafe(18)
+        session.client = client
         with self._lock:
+            self._expire()
+            if client is not None and sum(1 for g in self._games.values()
+                                          if g.client == client and not g.over) >= PER_CLIENT:
+                raise RequestError(429, f"this address already has {PER_CLIENT} games under way; "
+                                        "finish one or leave them to expire")
             self._evict()
             self._games[gid] = session
         return gid, session
+
+    def _expire(self) -> None:
+        """Drop the games nobody asked about for :data:`IDLE_SECONDS` (a study's are kept)."""
+        now = time.monotonic()
+        for gid, s in list(self._games.items()):
+            if now - s.touched > IDLE_SECONDS and getattr(s, "study", None) is None:
+                del self._games[gid]
 
     def _evict(self) -> None:
         if len(self._games) < MAX_GAMES:
             return
         for gid, s in list(self._games.items()):
-            if s.over:
+            if s.over and getattr(s, "study", None) is None:
                 del self._games[gid]
                 return
         raise RequestError(503, f"{MAX_GAMES} games are being played; finish one first")
@@ -101,7 +117,9 @@ class GameStore:
     def get(self, gid: str) -> GameSession:
         session = self._games.get(gid)
         if session is None:
-            raise RequestError(404, "no such game (the id is wrong or the server was restarted)")
+            raise RequestError(404, "no such game (it expired after "
+                                    f"{IDLE_SECONDS / 60:.0f} idle minutes, the id is wrong, or the server was restarted)")
+        session.touched = time.monotonic()
         return session
 
     def finished(self, session: GameSession) -> None:

@@ -98,6 +98,8 @@ class GameSession:
         self.log: list[dict] = []  # {"i", "agent", "kind", "meaning"} per move
         self.decision_times: list[float] = []
         self.pending_since: float | None = None
+        self.touched = time.monotonic()  # the last request about it (idle games expire)
+        self.client: str | None = None  # the address that created it (free play)
         self.saved_to = None
         self.notes: list[str] = []  # about the table, for the page: options taken from a checkpoint, or not its own
 
