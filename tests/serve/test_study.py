@@ -5,6 +5,7 @@ binds 127.0.0.1 unless told otherwise, and warns when it is."""
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -25,8 +26,8 @@ options: {{num_players: 2, difficulty: robber}}
 games: 2
 out: {out}
 conditions:
-  - {{name: cond-learned, seats: [human, random], seeds: [101]}}
-  - {{name: cond-rules, seats: [human, heuristic], seeds: [202]}}
+  - {{name: cond-learned, seats: [human, random], deals: [d101, d102]}}
+  - {{name: cond-rules, seats: [human, heuristic], deals: [d202, d203]}}
 """
 
 
@@ -40,12 +41,15 @@ def test_conditions_are_counterbalanced_with_fixed_seeds(tmp_path):
     study = load_study(write_study(tmp_path, games=4))
     first = [(c["name"], s) for c, s in schedule(study, 0)]
     second = [(c["name"], s) for c, s in schedule(study, 1)]
-    assert first == [("cond-learned", 101), ("cond-rules", 202)] * 2
-    assert second == [("cond-rules", 202), ("cond-learned", 101)] * 2
+    assert first == [("cond-learned", "d101"), ("cond-rules", "d202"), ("cond-learned", "d102"), ("cond-rules", "d203")]
+    assert second == [("cond-rules", "d202"), ("cond-learned", "d101"), ("cond-rules", "d203"), ("cond-learned", "d102")]
 
 
 @pytest.mark.parametrize("bad", ["games: 0", "conditions: []", "colour: red",
-                                 "conditions: [{name: a, seats: [random, random], seeds: [1]}]"])
+                                 "conditions: [{name: a, seats: [random, random], deals: [x]}]",
+                                 "conditions: [{name: a, seats: [human, random], seeds: [1]}]",
+                                 "conditions: [{name: a, seats: [human, random], deals: [x, x]}]",
+                                 "conditions: [{name: a, seats: [human, random], deals: ['=cmd()']}]"])
 def test_a_bad_study_file_is_refused(tmp_path, bad):
     path = tmp_path / "bad.yaml"
     key = bad.split(":")[0]
@@ -90,9 +94,12 @@ def test_a_study_run_writes_its_csv_and_replays_and_hides_the_conditions(tmp_pat
         assert secret not in text
     assert "partner 1" in text
     rows = list(csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines()))
-    assert [(r["participant"], r["condition"], r["seed"]) for r in rows] == [
-        ("p-01", "cond-learned", "101"), ("p-01", "cond-rules", "202"),
-        ("p-02", "cond-rules", "202"), ("p-02", "cond-learned", "101")]
+    assert [(r["participant"], r["condition"], r["deal"]) for r in rows] == [
+        ("p-01", "cond-learned", "d101"), ("p-01", "cond-rules", "d202"),
+        ("p-02", "cond-rules", "d202"), ("p-02", "cond-learned", "d101")]
+    deals = json.loads((tmp_path / "results" / "deals.json").read_text())
+    assert sorted(deals) == ["d101", "d202"] and all(2**64 < v < 2**128 for v in deals.values())
+    assert {r["deal"]: int(r["seed"]) for r in rows} == deals  # one secret seed per deal, every time
     for r in rows:
         assert r["outcome"] in ("1", "-1") and int(r["decisions"]) == len(r["decision_times_s"].split(";"))
         replay = read_replay(tmp_path / "results" / "replays" / r["replay"])
@@ -200,3 +207,27 @@ def test_after_a_crash_numbers_are_not_handed_out_twice_and_tokens_still_work(tm
     rows = list(csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines()))
     assert [(r["participant"], r["participant_index"], r["condition"]) for r in rows] == [
         ("p-01", "0", "cond-learned"), ("p-03", "2", "cond-learned")]
+
+
+def test_a_study_that_would_repeat_a_deal_must_say_so(tmp_path):
+    path = write_study(tmp_path, games=6)  # 3 games per condition, 2 deals each
+    with pytest.raises(ValueError, match="played 3 times per participant but has 2 deals"):
+        load_study(path)
+    path.write_text(path.read_text() + "repeat_deals: true\n")
+    assert load_study(path)["games"] == 6
+
+
+def test_secret_seeds_survive_a_restart_and_a_shared_deal_id_is_one_deal(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text(STUDY.format(out=tmp_path / "results").replace("deals: [d202, d203]", "deals: [d101, d203]"))
+    seeds = []
+    for participant in ("p1", "p2"):  # a restart between them
+        with TestClient(create_app(study=path), base_url=LOCAL) as client:
+            res = client.post("/api/study/start", json={"participant": participant}).json()
+            while not res["done"]:
+                play_study_game(client, res["game"])
+                res = client.post(f"/api/study/{res['token']}/next").json()
+        seeds.append(json.loads((tmp_path / "results" / "deals.json").read_text()))
+    assert seeds[0] == seeds[1] and list(seeds[0]) == ["d101"]  # both conditions played deal d101
+    rows = list(csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines()))
+    assert {int(r["seed"]) for r in rows} == {seeds[0]["d101"]}

@@ -74,9 +74,9 @@ class GameStore:
             raise RequestError(422, str(err)) from None
         config.pop("render_mode", None)
         seats = check_seats(spec, config, seats)
-        seed = secrets.randbelow(2**31) if seed is None else seed
-        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
-            raise RequestError(422, "'seed' must be an integer >= 0")
+        seed = secrets.randbits(128) if seed is None else seed  # a deal nobody can guess
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**128:
+            raise RequestError(422, "'seed' must be an integer from 0 to 2**128 - 1")
         name = f"{time.strftime('%Y%m%d-%H%M%S')}-{spec.name}-{secrets.token_hex(3)}{REPLAY_SUFFIX}"
         try:
             with warnings.catch_warnings(record=True) as caught:  # said on the page, not in the server's log

@@ -2,19 +2,24 @@
 studies.
 
 A study file names the game and its options, the games each participant plays and the
-partner conditions, each with its seats (one ``human``) and its fixed deal seeds::
+partner conditions, each with its seats (one ``human``) and the deals it is played on::
 
     game: the_brain
     options: {num_players: 3, difficulty: robber}
     games: 4
     out: runs/study-pilot
     conditions:
-      - {name: learned, seats: [human, the_brain/ppo_3p, the_brain/ppo_3p], seeds: [11, 12]}
-      - {name: rules, seats: [human, heuristic, heuristic], seeds: [21, 22]}
+      - {name: learned, seats: [human, the_brain/ppo_3p, the_brain/ppo_3p], deals: [a, b]}
+      - {name: rules, seats: [human, heuristic, heuristic], deals: [c, d]}
 
 Participant number k (0, 1, ...; in the order they start) plays the conditions in the order
 rotated by k (a Latin square: with two conditions AB, BA, AB, ...); game j has condition
-``order[j mod C]`` and that condition's seed ``seeds[(j div C) mod S]``. The results CSV (one
+``order[j mod C]`` and that condition's deal ``deals[(j div C) mod D]``. A deal is named by
+an id (a number or a word; two conditions may name the same deal to be played under both):
+the server draws a secret 128-bit seed for each id the first time it is needed and keeps
+the ids and seeds in ``deals.json`` beside the results, so nobody can find a deal by trying
+small seeds against the cards they see. A study whose participants would meet a deal twice
+(``games`` > conditions x deals) is refused unless it says ``repeat_deals: true``. The results CSV (one
 row per game) and the replays are written atomically as each game ends; the replay is named
 after the participant's number (``participant0003-game2.jsonl``), never after the typed id.
 A participant sees "partner 1", never a condition.
@@ -44,7 +49,8 @@ from braincards.training import files
 from .session import HUMAN, RequestError, check_seats
 
 PARTICIPANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-COLUMNS = ["participant", "participant_index", "game_index", "condition", "seed", "outcome",
+DEAL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
+COLUMNS = ["participant", "participant_index", "game_index", "condition", "deal", "seed", "outcome",
            "won", "score", "team_score", "length", "decisions", "decision_time_mean_s",
            "decision_times_s", "replay"]
 
@@ -54,7 +60,7 @@ def load_study(path: str | Path) -> dict:
     raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a study file is a YAML mapping")
-    unknown = set(raw) - {"game", "options", "games", "out", "conditions", "name"}
+    unknown = set(raw) - {"game", "options", "games", "out", "conditions", "name", "repeat_deals"}
     if unknown:
         raise ValueError(f"{path}: unknown study keys {sorted(unknown)}")
     spec = get_spec(raw.get("game"))
@@ -65,29 +71,42 @@ def load_study(path: str | Path) -> dict:
     conds = raw.get("conditions")
     if not isinstance(conds, list) or not conds:
         raise ValueError(f"{path}: 'conditions' must be a non-empty list")
-    out = []
-    for c in conds:
-        if not isinstance(c, dict) or not c.get("name") or not c.get("seeds"):
-            raise ValueError(f"{path}: each condition needs a name, seats and seeds")
-        seats = check_seats(spec, config, list(c.get("seats") or []))
-        if seats.count(HUMAN) != 1:
-            raise ValueError(f"{path}: condition {c['name']!r} needs exactly one 'human' seat")
-        if not all(isinstance(s, int) and s >= 0 for s in c["seeds"]):
-            raise ValueError(f"{path}: condition {c['name']!r}: seeds are integers >= 0")
-        out.append({"name": str(c["name"]), "seats": seats, "seeds": list(c["seeds"])})
+    out = [_condition(path, spec, config, c) for c in conds]
+    if not raw.get("repeat_deals", False):
+        for c in out:
+            plays = len(range(out.index(c), games, len(out)))  # the games a participant plays in it
+            if plays > len(c["deals"]):
+                raise ValueError(f"{path}: condition {c['name']!r} is played {plays} times per participant "
+                                 f"but has {len(c['deals'])} deals: add deals, or say repeat_deals: true")
     return {"game": spec.id, "config": config, "games": games, "conditions": out,
             "out": Path(raw.get("out") or "study-results")}
 
 
-def schedule(study: dict, index: int) -> list[tuple[dict, int]]:
-    """Participant ``index``'s games: ``(condition, seed)`` each, counterbalanced."""
+def _condition(path, spec, config: dict, c) -> dict:
+    """One condition of a study file, checked: name, seats (one ``human``) and deal ids."""
+    if not isinstance(c, dict) or not c.get("name") or "seeds" in c or not c.get("deals"):
+        raise ValueError(f"{path}: each condition needs a name, seats and deals (a list of deal ids; "
+                         "'seeds' are no longer given: the server draws secret ones)")
+    seats = check_seats(spec, config, list(c.get("seats") or []))
+    if seats.count(HUMAN) != 1:
+        raise ValueError(f"{path}: condition {c['name']!r} needs exactly one 'human' seat")
+    deals = [str(d) for d in c["deals"]]
+    if not all(isinstance(d, (int, str)) and not isinstance(d, bool) and DEAL_ID.fullmatch(str(d)) for d in c["deals"]):
+        raise ValueError(f"{path}: condition {c['name']!r}: deal ids are short words or numbers, got {c['deals']}")
+    if len(set(deals)) != len(deals):
+        raise ValueError(f"{path}: condition {c['name']!r} names a deal twice")
+    return {"name": str(c["name"]), "seats": seats, "deals": deals}
+
+
+def schedule(study: dict, index: int) -> list[tuple[dict, str]]:
+    """Participant ``index``'s games: ``(condition, deal id)`` each, counterbalanced."""
     conds = study["conditions"]
     c = len(conds)
     order = [conds[(index + k) % c] for k in range(c)]
     plan = []
     for j in range(study["games"]):
         cond = order[j % c]
-        plan.append((cond, cond["seeds"][(j // c) % len(cond["seeds"])]))
+        plan.append((cond, cond["deals"][(j // c) % len(cond["deals"])]))
     return plan
 
 
@@ -112,6 +131,8 @@ class Study:
         self.store = store
         self.csv_path = study["out"] / "results.csv"
         self.registry_path = study["out"] / "participants.json"
+        self.deals_path = study["out"] / "deals.json"
+        self._deals: dict[str, int] = json.loads(self.deals_path.read_text()) if self.deals_path.is_file() else {}
         self.rows = _read_rows(self.csv_path)
         self._participants: dict[str, dict] = {}
         self._lock = threading.Lock()
@@ -153,15 +174,23 @@ class Study:
         total = len(p["plan"])
         if p["game"] >= total:
             return {"token": token, "done": True, "total": total}
-        cond, seed = p["plan"][p["game"]]
+        cond, deal = p["plan"][p["game"]]
         spec = get_spec(self.study["game"])
-        gid, session = self.store.create(spec.id, self.study["config"], cond["seats"], seed,
+        gid, session = self.store.create(spec.id, self.study["config"], cond["seats"], self._seed(deal),
                                          labels=partner_labels(spec, cond["seats"]))
         session.study = {"participant": p["id"], "index": p["index"], "game": p["game"],
-                         "condition": cond["name"]}
+                         "condition": cond["name"], "deal": deal}
         session.replay_name = f"participant{p['index']:04d}-game{p['game'] + 1}.jsonl"
         p["gid"] = gid
         return {"token": token, "done": False, "game": gid, "number": p["game"] + 1, "total": total}
+
+    def _seed(self, deal: str) -> int:
+        """The secret seed of deal ``deal``: drawn (128 bits) the first time, kept in deals.json."""
+        with self._lock:
+            if deal not in self._deals:
+                self._deals[deal] = secrets.randbits(128)
+                files.write_text(self.deals_path, json.dumps(self._deals, indent=1, sort_keys=True) + "\n")
+            return self._deals[deal]
 
     def record(self, session) -> None:
         """A study game ended: its row is added and the whole CSV rewritten atomically."""
@@ -172,7 +201,8 @@ class Study:
         seat = session.agents.index(session.human)
         times = session.decision_times
         row = {"participant": info["participant"], "participant_index": info["index"],
-               "game_index": info["game"], "condition": info["condition"], "seed": session.seed,
+               "game_index": info["game"], "condition": info["condition"], "deal": info["deal"],
+               "seed": session.seed,
                "outcome": res["outcome"], "won": int(res["wins"][seat]),
                "score": res["scores"][seat],
                # a cooperative game's score is the team's, the same for every seat
