@@ -132,7 +132,7 @@ def test_study_games_are_never_evicted_or_expired(tmp_path, monkeypatch):
     monkeypatch.setattr(games, "IDLE_SECONDS", -1.0)  # every other game would be expired at once
     study = tmp_path / "study.yaml"
     study.write_text("game: the_brain\noptions: {num_players: 2}\ngames: 1\nout: " + str(tmp_path / "out")
-                     + "\nconditions:\n  - {name: a, seats: [human, random], seeds: [1]}\n")
+                     + "\nconditions:\n  - {name: a, seats: [human, random], deals: [x]}\n")
     with TestClient(create_app(study=study), base_url=LOCAL) as client:
         started = [client.post("/api/study/start", json={"participant": f"p{k}"}).json() for k in range(2)]
         third = client.post("/api/study/start", json={"participant": "p2"})
