@@ -100,7 +100,7 @@ def probes(games: int, replay_dir: Path) -> dict:
     """Hidden-state probes over ``games`` games of each title: tried, twins that differed, leaks."""
     tried = differing = leaks = 0
     app = create_app(replay_dir=replay_dir)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://localhost") as client:  # a Host the server answers to
         for game, n, seats in test_hidden.GAMES:
             for g in range(games):
                 r = client.post("/api/games", json={"game": game, "options": {"num_players": n},
