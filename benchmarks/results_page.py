@@ -191,9 +191,12 @@ def regenerate_search(tables: list[str], games: int, seed: int, workers: int) ->
 
 
 # ------------------------------------------------------------------------- results page
+# the folders of benchmarks/results/ that hold other measurements than a checkpoint's rows
+OTHER_FOLDERS = (CROSSPLAY, SEARCH, baselines.FOLDER, onnx_speed.OUT.parent)
+
+
 def load_results() -> list[dict]:
-    return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*/*.json"))
-            if p.parent not in (CROSSPLAY, SEARCH, baselines.FOLDER, onnx_speed.OUT.parent)]
+    return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*/*.json")) if p.parent not in OTHER_FOLDERS]
 
 
 def load_search() -> list[dict]:

@@ -21,8 +21,7 @@ REGENERATE = "python benchmarks/results_page.py"
 
 
 def test_results_page_is_the_rendering_of_the_measurements():
-    rendered = results_page.render_results(results_page.load_results(), results_page.load_crossplay(),
-                                           results_page.load_search())
+    rendered = results_page.pages()[results_page.RESULTS_PAGE]
     assert (ROOT / "docs" / "results.md").read_text() == rendered, (
         f"docs/results.md differs from its rendering: do not edit it by hand; run `{REGENERATE}`"
     )
@@ -56,7 +55,7 @@ def test_every_shipped_checkpoint_is_measured_as_it_is_shipped(name):
 def test_no_measurement_of_a_checkpoint_that_is_not_shipped():
     measured = sorted(p.relative_to(results_page.RESULTS).with_suffix("").as_posix()
                       for p in results_page.RESULTS.glob("*/*.json")
-                      if p.parent not in (results_page.CROSSPLAY, results_page.SEARCH))
+                      if p.parent not in results_page.OTHER_FOLDERS)
     assert measured == results_page.shipped()
 
 
