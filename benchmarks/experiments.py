@@ -10,7 +10,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 FILE = ROOT / "configs" / "experiments.yaml"
-SECTIONS = ("shipped", "crossplay", "search", "leaderboard", "wheel", "baselines")
+SECTIONS = ("shipped", "crossplay", "search", "leaderboard", "wheel", "baselines", "best_responses")
 
 
 def shipped_checkpoints() -> list[str]:
@@ -34,6 +34,7 @@ def load(path: Path = FILE) -> dict:
     named = [p for table in data["crossplay"].values() for p in table["policies"] if "/" in p]
     named += [t["checkpoint"] for t in data["search"]["tables"].values()]
     named += list(data["wheel"].values())
+    named += [r[k] for r in data["best_responses"]["runs"] for k in ("target", "checkpoint")]
     unknown = sorted(set(named) - ships)
     if unknown:
         raise ValueError(f"{path}: checkpoints {unknown} are not shipped")

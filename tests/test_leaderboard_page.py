@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from braincards.training.evaluation.benchmark.provenance import check_scorecard
+
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location(
     "leaderboard_page", ROOT / "benchmarks" / "leaderboard_page.py"
@@ -55,3 +57,13 @@ def test_rendering_shows_every_policy_and_scenario():
             )
             for row in card["scenarios"]:
                 assert f"| `{row['id']}` |" in page
+
+
+@pytest.mark.parametrize("suite", leaderboard_page.SUITES)
+def test_every_committed_scorecard_holds_together(suite):
+    """The checks an outside scorecard must pass hold for the repository's own: provenance,
+    suite hash, every scenario, intervals, normalised scores and recomputed aggregates."""
+    for path in sorted((leaderboard_page.RESULTS / suite).glob("*.json")):
+        card = json.loads(path.read_text())
+        assert check_scorecard(card) == [], path.name
+        assert card["provenance"]["policy_spec"] == card["policy"]["spec"]
