@@ -7,6 +7,7 @@ import pytest
 
 from braincards.envs import derive_seed, make
 from braincards.envs.the_brain import rules
+from braincards.training.agents.heuristics.the_brain import TheBrainHeuristic
 from braincards.training.agents.search.greedy import TheBrainGreedy, make_greedy
 from braincards.training.agents.search.solver import Solver, turns
 from braincards.training.evaluation.evaluate import evaluate
@@ -82,9 +83,10 @@ def test_never_loses_on_a_turn_it_could_survive(config):
     assert losses >= 1  # the check was exercised
 
 
-def test_reads_only_its_observation():
+@pytest.mark.parametrize("player", [TheBrainGreedy, TheBrainHeuristic])
+def test_reads_only_its_observation(player):
     """Same observation, same action: hidden cards (another hand, the deck order) do not
-    matter; the policy is deterministic."""
+    matter; the policy is deterministic (greedy, and the careful rule player)."""
     config = {"num_players": 3}
     deck = list(range(36))
     other = list(deck)
@@ -95,7 +97,7 @@ def test_reads_only_its_observation():
         raw.reset(options={"deck": d, "first_player": 0})
         obs = raw.observe("player_0")
         observations.append(obs["observation"])
-        actions.append(TheBrainGreedy(raw.observation_layout(), config).act(obs))
+        actions.append(player(raw.observation_layout(), config).act(obs))
     np.testing.assert_array_equal(*observations)
     assert actions[0] == actions[1]
 

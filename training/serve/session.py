@@ -58,10 +58,11 @@ def check_seats(spec, config: dict, seats: list) -> list[str]:
     return seats
 
 
-def seat_labels(spec, seats: list[str]) -> list[str]:
+def seat_labels(spec, seats: list[str], policies: bool = True) -> list[str]:
     """What the page calls each seat: "you", then "partner 1 (heuristic)", "partner 2
     (heuristic)" (opponents in a competitive game), so that two seats of one policy are told
-    apart; without a person, "seat 1 (greedy)", ..."""
+    apart; without a person, "seat 1 (greedy)", ...; ``policies=False`` (a study): "partner 1",
+    never the policy."""
     word = ("partner" if spec.cooperative else "opponent") if HUMAN in seats else "seat"
     out, k = [], 0
     for s in seats:
@@ -69,7 +70,7 @@ def seat_labels(spec, seats: list[str]) -> list[str]:
             out.append("you")
         else:
             k += 1
-            out.append(f"{word} {k} ({s})")
+            out.append(f"{word} {k} ({s})" if policies else f"{word} {k}")
     return out
 
 

@@ -46,7 +46,7 @@ import yaml
 from braincards.envs import get_spec
 from braincards.training import files
 
-from .session import HUMAN, RequestError, check_seats
+from .session import HUMAN, RequestError, check_seats, seat_labels
 
 PARTICIPANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 DEAL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
@@ -112,15 +112,7 @@ def schedule(study: dict, index: int) -> list[tuple[dict, str]]:
 
 def partner_labels(spec, seats: list[str]) -> list[str]:
     """"you" and "partner k" / "opponent k": what a participant is told about the seats."""
-    word = "partner" if spec.cooperative else "opponent"
-    labels, k = [], 0
-    for s in seats:
-        if s == HUMAN:
-            labels.append("you")
-        else:
-            k += 1
-            labels.append(f"{word} {k}")
-    return labels
+    return seat_labels(spec, seats, policies=False)
 
 
 class Study:
