@@ -62,6 +62,12 @@ def test_a_search_over_the_move_budget_is_refused_before_a_game_starts(client, s
     assert r.status_code == 422 and "over this server's limit" in r.json()["detail"], r.text
 
 
+def test_a_search_parameter_that_is_no_number_is_named_as_such(client):
+    r = client.post("/api/games", json={"game": "the_brain", "seats": ["human", "pimc:samples=lots"],
+                                        "options": {"num_players": 2}})
+    assert r.status_code == 422 and "must be an integer" in r.json()["detail"], r.text
+
+
 def test_a_search_within_the_budget_plays(client):
     seat = f"pimc:samples={SEARCH_LIMITS['samples']},nodes=50"
     r = client.post("/api/games", json={"game": "the_brain", "seats": ["random", seat], "options": {"num_players": 2}})

@@ -54,6 +54,29 @@ def _turn_start_value(state: rules.State) -> tuple[bool, bool]:
     return min(sizes) < state.limit, min(sizes) >= state.limit
 
 
+def assert_loses_only_unsurvivable_turns(player, config: dict, seed: int, games: int = 12) -> None:
+    """``player`` in every seat of ``games`` real games: every action is legal, every lost game
+    was lost on a turn where every way to play reached the limit (R-B6), and at least one game
+    was lost (so the check was exercised)."""
+    raw = make("the_brain_v0", raw=True, **config)
+    losses = 0
+    for g in range(games):
+        raw.reset(seed=derive_seed(seed, g))
+        start = None
+        while not raw.terminations[raw.agent_selection]:
+            if raw.state.phase == rules.PLAY:
+                start = raw.state.copy()
+            agent = raw.agent_selection
+            action = player.act(raw.observe(agent), agent)
+            assert raw.observe(agent)["action_mask"][action] == 1
+            raw.step(action)
+        if raw.state.outcome == rules.LOSS:
+            losses += 1
+            survivable, _ = _turn_start_value(start)
+            assert not survivable, f"{player.name} reached the limit although a turn avoided it"
+    assert losses >= 1  # the check was exercised
+
+
 @pytest.mark.parametrize("config", [
     {"num_players": 3, "difficulty": "cat_burglar"},
     {"num_players": 2, "difficulty": "robber", "memory": "none", "draw_rule": "optional"},
@@ -63,24 +86,7 @@ def _turn_start_value(state: rules.State) -> tuple[bool, bool]:
 def test_never_loses_on_a_turn_it_could_survive(config):
     """In real games, every lost game was lost on a turn where every way to play reached the
     limit (the greedy sees its own cards and the display, which is all a turn uses)."""
-    raw = make("the_brain_v0", raw=True, **config)
-    greedy = make_greedy("the_brain_v0", config)
-    losses = 0
-    for g in range(12):
-        raw.reset(seed=derive_seed(3, g))
-        start = None
-        while not raw.terminations[raw.agent_selection]:
-            if raw.state.phase == rules.PLAY:
-                start = raw.state.copy()
-            agent = raw.agent_selection
-            action = greedy.act(raw.observe(agent), agent)
-            assert raw.observe(agent)["action_mask"][action] == 1
-            raw.step(action)
-        if raw.state.outcome == rules.LOSS:
-            losses += 1
-            survivable, _ = _turn_start_value(start)
-            assert not survivable, "the greedy reached the limit although a turn avoided it"
-    assert losses >= 1  # the check was exercised
+    assert_loses_only_unsurvivable_turns(make_greedy("the_brain_v0", config), config, seed=3)
 
 
 @pytest.mark.parametrize("player", [TheBrainGreedy, TheBrainHeuristic])

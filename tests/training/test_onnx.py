@@ -5,18 +5,18 @@ and every file it cannot play is refused with the reason."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
 import torch
 
-from braincards.envs import derive_seed, make
-from braincards.envs.brilliant_boar import HistoryWrapper
 from braincards.training.agents import onnx_export
 from braincards.training.agents.logits import action_log_probs
 from braincards.training.agents.onnx_export import export_onnx
@@ -26,6 +26,10 @@ from braincards.training.agents.specs import make_policy
 from braincards.training.cli.main import main
 from braincards.training.evaluation.evaluate import evaluate
 
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("onnx_speed", ROOT / "benchmarks" / "onnx_speed.py")
+onnx_speed = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(onnx_speed)
 TABLES = {
     "the_brain/ppo_3p_big_clone_long": ("the_brain_v0", {"num_players": 3, "difficulty": "robber"}),
     "oh_my_brain/ppo_2p": ("oh_my_brain_v0", {"num_players": 2}),
@@ -45,24 +49,10 @@ def exported(tmp_path_factory):
 
 
 def _record(policy, game: str, config: dict, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` observations and masks of games ``policy`` plays in every seat."""
-    env = make(game, **config)
-    if policy.history_k:
-        env = HistoryWrapper(env, policy.history_k)
-    observations, masks = [], []
-    g = 0
-    while len(observations) < n:
-        env.reset(seed=derive_seed(11, g))
-        g += 1
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            observations.append(obs["observation"])
-            masks.append(obs["action_mask"])
-            env.step(policy.act(obs, agent))
-    return np.stack(observations[:n]), np.stack(masks[:n])
+    """``n`` observations and masks of games ``policy`` plays in every seat (the speed
+    benchmark's recorder)."""
+    rows = onnx_speed.record(policy, game, config, n)
+    return np.stack([r["observation"] for r in rows]), np.stack([r["action_mask"] for r in rows])
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))

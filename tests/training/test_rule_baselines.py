@@ -21,7 +21,7 @@ from braincards.training.agents.specs import make_policy
 from braincards.training.evaluation.evaluate import evaluate
 from tests.the_brain.helpers import C, env_with, table
 
-from .test_greedy import _turn_start_value
+from .test_greedy import assert_loses_only_unsurvivable_turns
 
 
 def _act(state: rules.State, style: str = "careful", **config) -> int:
@@ -142,24 +142,7 @@ def test_takes_back_the_stack_worth_most_for_its_size():
 def test_legal_everywhere_and_never_loses_a_turn_it_could_survive(config, style):
     """Every action is legal, and every lost game was lost on a turn where every way to play
     reached the limit (R-B6; the player sees its own cards and the display, all a turn uses)."""
-    raw = make("the_brain_v0", raw=True, **config)
-    player = make_heuristic("the_brain_v0", config, style=style)
-    losses = 0
-    for g in range(12):
-        raw.reset(seed=derive_seed(5, g))
-        start = None
-        while not raw.terminations[raw.agent_selection]:
-            if raw.state.phase == rules.PLAY:
-                start = raw.state.copy()
-            agent = raw.agent_selection
-            action = player.act(raw.observe(agent), agent)
-            assert raw.observe(agent)["action_mask"][action] == 1
-            raw.step(action)
-        if raw.state.outcome == rules.LOSS:
-            losses += 1
-            survivable, _ = _turn_start_value(start)
-            assert not survivable, f"{style} reached the limit although a turn avoided it"
-    assert losses >= 1  # the check was exercised
+    assert_loses_only_unsurvivable_turns(make_heuristic("the_brain_v0", config, style=style), config, seed=5)
 
 
 def test_the_careful_team_wins_more_than_half_at_three_players_robber():

@@ -38,6 +38,8 @@ class _Actor(nn.Module):
         p = self.policy
         latent = p.mlp_extractor.forward_actor(p.extract_features(observation, p.pi_features_extractor))
         logits = p.action_net(latent).view(-1, p.action_space.n)
+        # normalised twice, as the torch policy's unmasked log-probabilities are (logits.py), so
+        # the legal actions keep the float32 order the checkpoint plays by
         first = logits - logits.logsumexp(dim=-1, keepdim=True)
         first = first - first.logsumexp(dim=-1, keepdim=True)
         masked = torch.where(action_mask.bool(), first, torch.full_like(first, HUGE_NEG))

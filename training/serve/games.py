@@ -102,14 +102,14 @@ class GameStore:
         """Drop the games nobody asked about for :data:`IDLE_SECONDS` (a study's are kept)."""
         now = time.monotonic()
         for gid, s in list(self._games.items()):
-            if now - s.touched > IDLE_SECONDS and getattr(s, "study", None) is None:
+            if now - s.touched > IDLE_SECONDS and s.study is None:
                 del self._games[gid]
 
     def _evict(self) -> None:
         if len(self._games) < MAX_GAMES:
             return
         for gid, s in list(self._games.items()):
-            if s.over and getattr(s, "study", None) is None:
+            if s.over and s.study is None:
                 del self._games[gid]
                 return
         raise RequestError(503, f"{MAX_GAMES} games are being played; finish one first")

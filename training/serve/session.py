@@ -37,7 +37,7 @@ def check_budget(seat: str) -> None:
         return  # not a spec with parameters: building it reports what is wrong
     for key, value in pairs:
         limit = SEARCH_LIMITS.get(key)
-        if limit is not None and (not value.isdigit() or int(value) > limit):
+        if limit is not None and value.isdigit() and int(value) > limit:  # a non-number: building it says so
             raise RequestError(422, f"{seat!r}: {key}={value} is over this server's limit of {limit} "
                                     f"per decision (allowed: {key}=1..{limit})")
 
@@ -101,6 +101,7 @@ class GameSession:
         self.pending_since: float | None = None
         self.touched = time.monotonic()  # the last request about it (idle games expire)
         self.client: str | None = None  # the address that created it (free play)
+        self.study: dict | None = None  # a study game: participant, game, condition, deal
         self.saved_to = None
         self.notes: list[str] = []  # about the table, for the page: options taken from a checkpoint, or not its own
 

@@ -186,7 +186,7 @@ class Study:
 
     def record(self, session) -> None:
         """A study game ended: its row is added and the whole CSV rewritten atomically."""
-        info = getattr(session, "study", None)
+        info = session.study
         if info is None:
             return
         res = session.result()
