@@ -48,7 +48,7 @@ from braincards.training.agents.specs import make_policy
 from braincards.training.evaluation.crossplay import crossplay
 from braincards.training.evaluation.evaluate import evaluate
 from braincards.training.learning import config as c
-from braincards.training.learning.config import parse_train_config
+from braincards.training.learning.config import stored_train_config
 from braincards.training.learning.schedule import evaluation_tables
 
 if __package__ in (None, ""):  # run as `python benchmarks/results_page.py`: the package is importable
@@ -96,7 +96,7 @@ def measure(name: str, games: int, seed: int, workers: int = 1) -> dict:
     if path is None:
         raise SystemExit(f"checkpoint {name} not found")
     meta = read_metadata(path)
-    cfg = parse_train_config(meta["training"], f"{name}.json training")
+    cfg = stored_train_config(meta, f"{name}.json")
     tables = []
     for table, seats in evaluation_tables(cfg):
         row: dict = {"table": table, "seats": list(seats)}
@@ -394,7 +394,8 @@ def render_config() -> str:
         ("OpponentSource", "`opponents.pool[]`", c.OpponentSource),
         ("EvaluationConfig", "`evaluation`", c.EvaluationConfig),
         ("PretrainConfig", "`pretrain`", c.PretrainConfig),
-        ("RLlibConfig", "`rllib`", c.RLlibConfig),
+        ("SB3Backend", "`backend` with `name: sb3`", c.SB3Backend),
+        ("RLlibBackend", "`backend` with `name: rllib`", c.RLlibBackend),
     ]
     lines = [
         GENERATED.format(what=" from braincards.training.learning.config"),

@@ -15,9 +15,9 @@ code of before (the search code as it was before the search-speed work, read fro
 * **recipe**: ``configs/the_brain/train_3p.yaml`` end to end, the greedy teacher of before
   against today's (``--recipe-games`` pretraining games, ``--recipe-timesteps`` PPO steps;
   ``--recipe full`` for the whole recipe, ``--recipe none`` to skip it), and today's with
-  the speed options (``FAST_SETS``: ``policy.sparse_input``, ``policy.precision``,
-  ``pretrain.fused_adam``, ``ppo.fused_adam``, ``pretrain.record_ahead``,
-  ``evaluation.background``); then each run's best checkpoint's
+  the speed options (``FAST_SETS``: ``backend.sparse_input``, ``backend.precision``,
+  ``pretrain.fused_adam``, ``backend.fused_adam``, ``pretrain.record_ahead``,
+  ``backend.background_evaluation``); then each run's best checkpoint's
   team over ``--team-games`` games (seed 0, the results page's deals).
 
 and the peak RSS of the process. Compile time (numba's first call) is reported apart.
@@ -232,9 +232,9 @@ def _train_fresh(*args) -> tuple[float, str]:
     return value
 
 
-FAST_SETS = ("policy.sparse_input=true", "policy.precision=bfloat16", "pretrain.fused_adam=true",
-             "ppo.fused_adam=true", "pretrain.record_ahead=true",
-             "evaluation.background=true")  # the recipe's speed options (docs/training.md)
+FAST_SETS = ("backend.sparse_input=true", "backend.precision=bfloat16", "pretrain.fused_adam=true",
+             "backend.fused_adam=true", "pretrain.record_ahead=true",
+             "backend.background_evaluation=true")  # the recipe's speed options (docs/training.md)
 
 
 def _team_rate(best: str, games: int) -> str:

@@ -42,7 +42,7 @@ def _cfg(game: str, **over):
         "ppo": {"n_steps": 100, "batch_size": 100, "n_epochs": 2},
         "evaluation": {"every": 10**6, "games": 4, "opponents": ["heuristic"],
                        "partners": ["heuristic"]},
-        "rllib": {"num_env_runners": 1},
+        "backend": {"name": "rllib", "num_env_runners": 1},
     }
     data.update(over)
     return parse_train_config(data)
@@ -285,7 +285,7 @@ def test_train_the_brain_2p_export_load_play_and_resume(ray_local, tmp_path):
     assert result["steps_per_s"] > 0
     assert {"team", "with heuristic", "primary"} == set(result["evaluation"])
     meta = json.loads((out / "last.json").read_text())
-    assert meta["training"]["backend"] == "rllib" and meta["evaluation"] == result["evaluation"]
+    assert meta["training"]["backend"]["name"] == "rllib" and meta["evaluation"] == result["evaluation"]
     assert meta["training"]["pretrained"]["games"] == 4
     assert (out / "best.zip").is_file() and (out / "progress.csv").is_file()
     _play_one_game(out / "last", "the_brain_v0", cfg.env)

@@ -199,15 +199,17 @@ def test_seed_past_numpys_range_is_refused_at_once(tmp_path):
 
 
 @pytest.mark.parametrize("key, value", [
-    ("total_timesteps", 10**11), ("rllib.train_batch_size", 10**9), ("ppo.batch_size", 10**6),
+    ("total_timesteps", 10**11), ("backend.train_batch_size", 10**9), ("ppo.batch_size", 10**6),
     ("evaluation.games", 10**9), ("evaluation.every", 10**11), ("pretrain.games", 10**9),
-    ("opponents.max_snapshots", 10**6), ("opponents.snapshot_window", 10**9), ("rllib.num_env_runners", 10**6),
+    ("opponents.max_snapshots", 10**6), ("opponents.snapshot_window", 10**9), ("backend.num_env_runners", 10**6),
     ("ppo.max_grad_norm", float("inf")), ("pretrain.value_coef", float("inf")),
 ])
 def test_every_number_has_an_upper_bound(key, value):
     data: dict = {"game": "oh_my_brain", "total_timesteps": 100}
     if key.startswith("pretrain."):
         data["pretrain"] = {"teacher": "heuristic"}
+    if key.startswith("backend."):
+        data["backend"] = {"name": "rllib"}
     head, _, leaf = key.rpartition(".")
     (data.setdefault(head, {}) if head else data)[leaf] = value
     with pytest.raises(ConfigError, match=rf"  {key}: Input should be"):

@@ -287,4 +287,4 @@ def test_rllib_backend_refuses_the_event_reader(tmp_path, capsys):
                    "total_timesteps: 64\npolicy: {kind: event_reader}\n")
     assert main(["train", str(cfg), "--backend", "rllib", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
-    assert "policy.kind 'event_reader' trains with the SB3 backend only" in err
+    assert "policy.kind 'event_reader' trains with the sb3 backend only" in err

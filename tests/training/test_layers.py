@@ -1,6 +1,6 @@
-"""The sparse-input first layer (``policy.sparse_input``): the same network as the dense one,
+"""The sparse-input first layer (``backend.sparse_input``): the same network as the dense one,
 up to float rounding, on the games' real observations; the dense path where it is faster;
-refused where it does not apply. The bfloat16 training extractor (``policy.precision``): the
+refused where it does not apply. The bfloat16 training extractor (``backend.precision``): the
 float32 network bit for bit in evaluation mode, close to it with float32 gradients in training
 mode."""
 
@@ -105,7 +105,7 @@ def test_an_all_zero_batch_gives_the_bias():
 
 
 def test_config_switches_both_heads_and_keeps_the_state_dict():
-    cfg = parse_train_config({**CONFIG, "policy": {"net_arch": [64, 64], "sparse_input": True}})
+    cfg = parse_train_config({**CONFIG, "policy": {"net_arch": [64, 64]}, "backend": {"sparse_input": True}})
     plain = parse_train_config(CONFIG)
     venv = make_vec_env(cfg)
     model = build_model(cfg, venv, None)
@@ -132,8 +132,8 @@ def test_config_switches_both_heads_and_keeps_the_state_dict():
 
 def test_sparse_input_is_refused_for_the_event_reader():
     cfg = {"game": "brilliant_boar_v0", "env": {"num_players": 2}, "history_k": 8, "total_timesteps": 256,
-           "policy": {"kind": "event_reader", "sparse_input": True}}
-    with pytest.raises(ValueError, match="sparse_input applies to policy.kind 'mlp'"):
+           "policy": {"kind": "event_reader"}, "backend": {"sparse_input": True}}
+    with pytest.raises(ValueError, match="backend.sparse_input applies to policy.kind 'mlp'"):
         parse_train_config(cfg)
 
 
@@ -141,9 +141,9 @@ def test_a_policy_without_mlp_heads_is_left_alone():
     assert use_sparse_input(nn.Sequential(nn.Linear(4, 4))) == 0
 
 
-def _model_pair(**policy):
-    """Two networks with the same initial weights: float32, and with ``policy`` options."""
-    cfg = parse_train_config({**CONFIG, "policy": {"net_arch": [64, 64], **policy}})
+def _model_pair(**backend):
+    """Two networks with the same initial weights: float32, and with ``backend`` options."""
+    cfg = parse_train_config({**CONFIG, "policy": {"net_arch": [64, 64]}, "backend": backend})
     plain = parse_train_config(CONFIG)
     return build_model(cfg, make_vec_env(cfg), None), build_model(plain, make_vec_env(plain), None)
 
@@ -194,11 +194,11 @@ def test_bfloat16_training_mode_is_close_with_float32_gradients():
 
 def test_bfloat16_training_is_refused_for_the_event_reader():
     cfg = {"game": "brilliant_boar_v0", "env": {"num_players": 2}, "history_k": 8, "total_timesteps": 256,
-           "policy": {"kind": "event_reader", "precision": "bfloat16"}}
-    with pytest.raises(ValueError, match="policy.precision=bfloat16 applies to policy.kind 'mlp'"):
+           "policy": {"kind": "event_reader"}, "backend": {"precision": "bfloat16"}}
+    with pytest.raises(ValueError, match="backend.precision=bfloat16 applies to policy.kind 'mlp'"):
         parse_train_config(cfg)
-    with pytest.raises(ValueError, match="policy.precision"):
-        parse_train_config({**CONFIG, "policy": {"precision": "float16"}})
+    with pytest.raises(ValueError, match="backend.precision"):
+        parse_train_config({**CONFIG, "backend": {"precision": "float16"}})
 
 
 def test_bfloat16_training_leaves_a_policy_without_an_mlp_extractor_alone():

@@ -20,7 +20,7 @@ from braincards.training.agents.checkpoint import (
 from braincards.training.agents.checkpoint_checks import probe_observations
 from braincards.training.agents.locations import resolve_checkpoint
 from braincards.training.agents.play_only import actor_safetensors, is_critic, write_play_only
-from braincards.training.learning.config import parse_train_config
+from braincards.training.learning.config import parse_train_config, upgrade_training
 from braincards.training.learning.sb3 import train
 
 # one checkpoint per network family the wheel ships: an MLP (with its optimizer state, which a
@@ -106,8 +106,9 @@ def test_training_from_a_play_only_copy_is_refused_naming_the_full_one(tmp_path)
     _, play, _ = _copy("brilliant_boar/ppo_2p", tmp_path)
     full_sha = _sha256(tmp_path / "full.zip")
     meta = json.loads((tmp_path / "full.json").read_text())
-    cfg = parse_train_config({**meta["training"], "total_timesteps": 64, "n_envs": 1,
-                              "ppo": {**meta["training"]["ppo"], "n_steps": 32, "batch_size": 32},
-                              "init_from": str(play), "pretrain": None})
+    stored = upgrade_training(meta["training"])
+    cfg = parse_train_config({**stored, "total_timesteps": 64, "n_envs": 1,
+                              "ppo": {**stored["ppo"], "n_steps": 32, "batch_size": 32},
+                              "backend": {**stored["backend"], "init_from": str(play)}, "pretrain": None})
     with pytest.raises(CheckpointError, match=f"is a play-only copy .* needs the full checkpoint.*{full_sha}"):
         train(cfg, tmp_path / "run", progress=False, log=lambda *a, **k: None)

@@ -16,7 +16,7 @@ from braincards.envs.brilliant_boar.rules import LEVELS
 from braincards.training.agents.locations import resolve_checkpoint
 from braincards.training.agents.specs import make_policy
 from braincards.training.evaluation.evaluate import evaluate
-from braincards.training.learning.config import load_train_config, parse_train_config
+from braincards.training.learning.config import load_train_config, stored_train_config
 from braincards.training.learning.schedule import evaluation_tables
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,7 +66,7 @@ def test_shipped_checkpoint_metadata_is_its_config(name):
     (defaults filled in) equals the config file's."""
     meta = json.loads((ROOT / "checkpoints" / f"{name}.json").read_text())
     cfg = load_train_config(ROOT / learning.SHIPPED[name])
-    trained = parse_train_config(meta["training"], f"{name}.json training")
+    trained = stored_train_config(meta, f"{name}.json")
     assert trained == cfg, f"{name} was trained from another config than {learning.SHIPPED[name]}"
     assert meta["game"] == cfg.game
     assert meta["env_config"] == cfg.env

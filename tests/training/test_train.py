@@ -16,9 +16,12 @@ from braincards.training.cli.main import main
 from braincards.training.evaluation.evaluate import evaluate
 from braincards.training.learning.config import (
     ConfigError,
-    check_rllib_backend,
+    RLlibBackend,
+    config_dict,
     load_train_config,
     parse_train_config,
+    stored_train_config,
+    upgrade_training,
 )
 from braincards.training.learning.sb3 import Trainer, train
 
@@ -184,7 +187,7 @@ def test_evaluation_workers_change_no_result(tmp_path):
 
 
 def test_background_evaluation_is_deterministic_and_scores_what_it_saves(tmp_path):
-    """evaluation.background: the evaluations play in a second process while PPO goes on.
+    """backend.background_evaluation: the evaluations play in a second process while PPO goes on.
     Two runs give the same history and weights whatever the timing; every evaluation after
     the clone is a real one (on weights that moved); `best` holds the weights its evaluation
     played (evaluated again inline, they score the same) and `last` the final ones, with their
@@ -194,7 +197,8 @@ def test_background_evaluation_is_deterministic_and_scores_what_it_saves(tmp_pat
 
     data = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 192, "n_envs": 2,
             "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "learning_rate": 3e-3},
-            "evaluation": {"every": 64, "games": 10, "partners": ["heuristic"], "background": True},
+            "evaluation": {"every": 64, "games": 10, "partners": ["heuristic"]},
+            "backend": {"background_evaluation": True},
             "pretrain": {"teacher": "heuristic", "games": 6, "chunk_games": 3}}
     logs: dict = {}
     for run in ("x", "y"):
@@ -208,7 +212,7 @@ def test_background_evaluation_is_deterministic_and_scores_what_it_saves(tmp_pat
         a, b = (read_checkpoint(tmp_path / r / name)[1] for r in ("x", "y"))
         assert all(torch.equal(a[k], b[k]) for k in a), name
     meta = read_metadata(tmp_path / "x" / "best")
-    assert meta["training"]["evaluation"]["background"] is True
+    assert meta["training"]["backend"] == {**meta["training"]["backend"], "name": "sb3", "background_evaluation": True}
     assert meta["evaluation"] == max(x["history"], key=lambda e: e["primary"])
     cfg = parse_train_config(data)
     again = run_evaluation(load_policy(tmp_path / "x" / "best", name="learner"), cfg)
@@ -219,11 +223,11 @@ def test_background_evaluation_is_deterministic_and_scores_what_it_saves(tmp_pat
     again = run_evaluation(load_policy(tmp_path / "x" / "last", name="learner"), cfg)
     assert {"timesteps": 192, **again} == last["evaluation"]
     assert x["baseline"] == y["baseline"] == baseline_evaluation(cfg)
-    assert not [c for c in __import__("multiprocessing").active_children() if "evaluation.background" in c.name]
+    assert not [c for c in __import__("multiprocessing").active_children() if "background_evaluation" in c.name]
 
 
 def test_background_evaluation_plays_with_evaluation_workers(tmp_path):
-    """evaluation.background with --eval-workers 2 stopped at the first evaluation with
+    """backend.background_evaluation with --eval-workers 2 stopped at the first evaluation with
     "daemonic processes are not allowed to have children": the evaluation process (a daemon)
     started the evaluation's worker pool. It is no daemon now (it still dies with its
     parent), and the run's numbers are those of one worker."""
@@ -231,7 +235,8 @@ def test_background_evaluation_plays_with_evaluation_workers(tmp_path):
 
     data = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 128, "n_envs": 2,
             "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
-            "evaluation": {"every": 64, "games": 8, "partners": ["heuristic"], "background": True}}
+            "evaluation": {"every": 64, "games": 8, "partners": ["heuristic"]},
+            "backend": {"background_evaluation": True}}
     seen = []
     real = multiprocessing.process.BaseProcess.start
 
@@ -245,9 +250,9 @@ def test_background_evaluation_plays_with_evaluation_workers(tmp_path):
     train(parse_train_config(data), tmp_path / "one", progress=False, log=_quiet)
     two, one = (json.loads((tmp_path / r / "evaluations.json").read_text()) for r in ("two", "one"))
     assert two["history"] == one["history"] and two["baseline"] == one["baseline"]
-    background = [daemon for name, daemon in seen if "evaluation.background" in name]
+    background = [daemon for name, daemon in seen if "background_evaluation" in name]
     assert background and not any(background)
-    assert not [c for c in multiprocessing.active_children() if "evaluation.background" in c.name]
+    assert not [c for c in multiprocessing.active_children() if "background_evaluation" in c.name]
 
 
 def test_background_evaluation_reports_a_failed_evaluation(tmp_path, monkeypatch):
@@ -263,7 +268,8 @@ def test_background_evaluation_reports_a_failed_evaluation(tmp_path, monkeypatch
     monkeypatch.setattr(schedule, "run_evaluation", broken)  # the forked process inherits it
     cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
                               "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
-                              "evaluation": {"every": 32, "games": 2, "background": True}})
+                              "evaluation": {"every": 32, "games": 2},
+                              "backend": {"background_evaluation": True}})
     monkeypatch.setattr("braincards.training.learning.evaluators.baseline_evaluation", lambda cfg, workers=1: {})
     with pytest.raises(RuntimeError, match=r"(?s)evaluation process failed:.*ValueError: no table today"):
         train(cfg, tmp_path / "x", progress=False, log=_quiet)
@@ -347,7 +353,7 @@ def test_train_command(tmp_path, capsys):
     (["--timesteps", "0"], "total_timesteps"),
     (["--resume", "/nonexistent/ckpt"], "does not exist"),
     (["--eval-workers", "0"], "--eval-workers 0: the evaluation's worker processes, an integer >= 1"),
-    (["--eval-workers", "2", "--backend", "rllib"], "--eval-workers is an option of the SB3 backend"),
+    (["--eval-workers", "2", "--backend", "rllib"], "--eval-workers is an option of the sb3 backend"),
 ])
 def test_train_command_errors(tmp_path, capsys, argv_tail, message):
     cfg = tmp_path / "c.yaml"
@@ -565,22 +571,23 @@ def test_ppo_fused_adam_builds_a_fused_optimizer_with_sb3s_eps():
     base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 1,
             "ppo": {"n_steps": 32, "batch_size": 32}}
     for fused in (True, False):
-        cfg = parse_train_config({**base, "ppo": {**base["ppo"], "fused_adam": fused}})
+        cfg = parse_train_config({**base, "backend": {"fused_adam": fused}})
         group = build_model(cfg, make_vec_env(cfg), None).policy.optimizer.param_groups[0]
         assert group["eps"] == 1e-5 and bool(group["fused"]) is fused
 
 
 def test_bfloat16_and_fused_training_is_deterministic_and_learns(tmp_path):
-    """policy.precision bfloat16 with ppo.fused_adam and pretrain.fused_adam: a short cloning
+    """backend.precision bfloat16 with backend.fused_adam and pretrain.fused_adam: a short cloning
     and PPO run gives the same weights twice, other weights than float32, and a clone that
     agrees with its teacher."""
     data = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
-            "policy": {"net_arch": [64, 64], "precision": "bfloat16", "sparse_input": True},
-            "ppo": {"n_steps": 32, "batch_size": 32, "fused_adam": True},
+            "policy": {"net_arch": [64, 64]},
+            "backend": {"precision": "bfloat16", "sparse_input": True, "fused_adam": True},
+            "ppo": {"n_steps": 32, "batch_size": 32},
             "pretrain": {"teacher": "greedy", "games": 40, "chunk_games": 20, "epochs": 4, "fused_adam": True},
             "evaluation": {"every": 64, "games": 2}}
     for run, precision in (("x", "bfloat16"), ("y", "bfloat16"), ("z", "float32")):
-        data["policy"]["precision"] = precision
+        data["backend"]["precision"] = precision
         train(parse_train_config(data), tmp_path / run, progress=False, log=_quiet)
     x, y, z = (read_checkpoint(tmp_path / run / "last")[1] for run in "xyz")
     assert all(torch.equal(x[k], y[k]) for k in x)
@@ -624,7 +631,7 @@ def test_pretraining_learning_rate_schedule():
 
 
 def test_init_from_warm_starts_the_network_at_another_table(tmp_path):
-    """``init_from``: a checkpoint trained at 2 players starts a 3-player run; the new run's
+    """``backend.init_from``: a checkpoint trained at 2 players starts a 3-player run; the new run's
     first evaluation sees its weights (not a fresh network), its optimizer and timesteps start
     afresh, and the config records where it started."""
     base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
@@ -632,12 +639,12 @@ def test_init_from_warm_starts_the_network_at_another_table(tmp_path):
             "evaluation": {"every": 64, "games": 2}}
     train(parse_train_config(base), tmp_path / "a", progress=False, log=_quiet)
     start = read_checkpoint(tmp_path / "a" / "last")[1]
-    warm = parse_train_config({**base, "env": {"num_players": 3}, "init_from": str(tmp_path / "a" / "last")})
+    warm = parse_train_config({**base, "env": {"num_players": 3}, "backend": {"init_from": str(tmp_path / "a" / "last")}})
     logs: list = []
     train(warm, tmp_path / "b", progress=False, log=logs.append)
     assert any(line.startswith(f"warm start from {tmp_path / 'a' / 'last'}") for line in logs)
     meta = read_metadata(tmp_path / "b" / "last")
-    assert meta["timesteps"] == 64 and meta["training"]["init_from"] == str(tmp_path / "a" / "last")
+    assert meta["timesteps"] == 64 and meta["training"]["backend"]["init_from"] == str(tmp_path / "a" / "last")
     history = json.loads((tmp_path / "b" / "evaluations.json").read_text())["history"]
     assert [h["timesteps"] for h in history] == [0, 64]  # the warm start is evaluated first
     after = read_checkpoint(tmp_path / "b" / "last")[1]
@@ -650,7 +657,7 @@ def test_init_from_warm_starts_the_network_at_another_table(tmp_path):
 def test_evaluations_play_the_float32_network_of_a_bfloat16_run(tmp_path, monkeypatch):
     """policy.precision bfloat16 trains under autocast in training mode, and a warm-started
     model is in training mode until PPO's first rollout. Its evaluations - inline, and the
-    copy that evaluation.background sends to its process - must still play the float32
+    copy that backend.background_evaluation sends to its process - must still play the float32
     network that is saved and loaded back, so the warm start's evaluation is the loaded
     checkpoint's."""
     from braincards.training.agents.layers import BFloat16TrainingExtractor
@@ -661,7 +668,7 @@ def test_evaluations_play_the_float32_network_of_a_bfloat16_run(tmp_path, monkey
             "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
             "evaluation": {"every": 64, "games": 4}}
     train(parse_train_config(base), tmp_path / "a", progress=False, log=_quiet)
-    warm = parse_train_config({**base, "policy": {"precision": "bfloat16"}, "init_from": str(tmp_path / "a" / "last")})
+    warm = parse_train_config({**base, "backend": {"precision": "bfloat16", "init_from": str(tmp_path / "a" / "last")}})
     modes: list = []
     real = evaluators.run_evaluation
     monkeypatch.setattr(evaluators, "run_evaluation", lambda policy, *a, **k: modes.append(policy.network.training)
@@ -686,35 +693,101 @@ def _train_cold(base: dict, tmp_path: Path) -> Path:
 def test_init_from_refuses_what_does_not_fit(tmp_path):
     base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 2,
             "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1}, "evaluation": {"every": 64, "games": 2}}
-    with pytest.raises(CheckpointError, match="init_from the_brain/no_such: no such checkpoint"):
-        train(parse_train_config({**base, "init_from": "the_brain/no_such"}), tmp_path / "x", progress=False,
+    with pytest.raises(CheckpointError, match="backend.init_from the_brain/no_such: no such checkpoint"):
+        train(parse_train_config({**base, "backend": {"init_from": "the_brain/no_such"}}), tmp_path / "x", progress=False,
               log=_quiet)
-    with pytest.raises(CheckpointError, match="init_from oh_my_brain/ppo_2p was trained for oh_my_brain_v0"):
-        train(parse_train_config({**base, "init_from": "oh_my_brain/ppo_2p"}), tmp_path / "y", progress=False,
+    with pytest.raises(CheckpointError, match="backend.init_from oh_my_brain/ppo_2p was trained for oh_my_brain_v0"):
+        train(parse_train_config({**base, "backend": {"init_from": "oh_my_brain/ppo_2p"}}), tmp_path / "y", progress=False,
               log=_quiet)
     with pytest.raises(CheckpointError, match="its network .* differs from the config"):
-        train(parse_train_config({**base, "init_from": "the_brain/ppo_2p"}), tmp_path / "z", progress=False,
+        train(parse_train_config({**base, "backend": {"init_from": "the_brain/ppo_2p"}}), tmp_path / "z", progress=False,
               log=_quiet)
-    with pytest.raises(ValueError, match="init_from .* SB3 backend"):
-        check_rllib_backend(parse_train_config({**base, "init_from": "the_brain/ppo_2p"}))
 
 
-def test_background_evaluation_is_refused_by_rllib():
+SB3_ONLY = {"init_from": "the_brain/ppo_2p", "sparse_input": True, "precision": "bfloat16", "fused_adam": True,
+            "target_kl": 0.02, "background_evaluation": True}
+
+
+@pytest.mark.parametrize("key, value", sorted(SB3_ONLY.items()))
+def test_an_sb3_option_is_an_unknown_key_of_the_rllib_backend(key, value):
+    """issue 39: a backend's options are valid in that backend only; the RLlib trainer can no
+    longer be handed an SB3 option it would ignore (target_kl was ignored before)."""
     base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64}
-    check_rllib_backend(parse_train_config(base))
-    with pytest.raises(ValueError, match="evaluation.background is an option of the SB3 backend"):
-        check_rllib_backend(parse_train_config({**base, "evaluation": {"background": True}}))
+    assert parse_train_config({**base, "backend": {key: value}}).backend.name == "sb3"
+    with pytest.raises(ConfigError, match=rf"backend\.{key}: unknown key for backend rllib; allowed keys here: "
+                       r"\['address', 'name', 'num_env_runners', 'num_learners', 'train_batch_size'\]"):
+        parse_train_config({**base, "backend": {"name": "rllib", key: value}})
 
 
-@pytest.mark.parametrize("key, section, value", [
-    ("policy.sparse_input", "policy", {"sparse_input": True}),
-    ("policy.precision", "policy", {"precision": "bfloat16"}),
-    ("ppo.fused_adam", "ppo", {"fused_adam": True}),
+def test_an_rllib_option_is_an_unknown_key_of_the_sb3_backend():
+    base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64}
+    cfg = parse_train_config({**base, "backend": {"name": "rllib", "num_env_runners": 4, "address": "auto"}})
+    assert (cfg.backend.name, cfg.backend.num_env_runners, cfg.backend.address) == ("rllib", 4, "auto")
+    with pytest.raises(ConfigError, match="backend.num_env_runners: unknown key for backend sb3"):
+        parse_train_config({**base, "backend": {"num_env_runners": 4}})
+    with pytest.raises(ConfigError, match="backend: Input tag 'ray' found using 'name' does not match"):
+        parse_train_config({**base, "backend": {"name": "ray"}})
+    with pytest.raises(ConfigError, match="policy.kind 'event_reader' trains with the sb3 backend only"):
+        parse_train_config({"game": "brilliant_boar_v0", "env": {"num_players": 2}, "total_timesteps": 64,
+                            "history_k": 4, "policy": {"kind": "event_reader"}, "backend": {"name": "rllib"}})
+
+
+@pytest.mark.parametrize("old, where", [
+    ({"policy": {"sparse_input": True}}, "policy.sparse_input is now backend.sparse_input"),
+    ({"policy": {"precision": "bfloat16"}}, "policy.precision is now backend.precision"),
+    ({"ppo": {"fused_adam": True}}, "ppo.fused_adam is now backend.fused_adam"),
+    ({"ppo": {"target_kl": 0.02}}, "ppo.target_kl is now backend.target_kl"),
+    ({"evaluation": {"background": True}}, "evaluation.background is now backend.background_evaluation"),
+    ({"init_from": "the_brain/ppo_2p"}, "init_from is now backend.init_from"),
+    ({"rllib": {"num_env_runners": 2}}, r"rllib\.\* is now backend\.\* \(with backend.name: rllib\)"),
 ])
-def test_sb3_network_options_are_refused_by_rllib(key, section, value):
+def test_a_config_file_in_the_old_layout_is_told_where_each_key_moved(old, where):
     base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64}
-    with pytest.raises(ValueError, match=f"{key} is an option of the SB3 backend"):
-        check_rllib_backend(parse_train_config({**base, section: value}))
+    with pytest.raises(ConfigError, match=where):
+        parse_train_config({**base, **old})
+
+
+def test_stored_configs_of_the_old_layout_are_upgraded():
+    """A checkpoint written before the backend section stores the old layout; upgrade_training
+    reads it into today's, for both trainers, without changing its input."""
+    base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64}
+    old_sb3 = {**base, "init_from": "the_brain/ppo_2p", "policy": {"net_arch": [64], "sparse_input": True,
+                                                                  "precision": "bfloat16"},
+               "ppo": {"n_steps": 32, "batch_size": 32, "fused_adam": True, "target_kl": None},
+               "evaluation": {"games": 2, "background": True},
+               "rllib": {"num_env_runners": 1, "num_learners": 0, "address": None, "train_batch_size": None}}
+    kept = json.dumps(old_sb3, sort_keys=True)
+    cfg = parse_train_config(upgrade_training(old_sb3))
+    assert json.dumps(old_sb3, sort_keys=True) == kept
+    assert cfg == parse_train_config({**base, "policy": {"net_arch": [64]}, "ppo": {"n_steps": 32, "batch_size": 32},
+                                      "evaluation": {"games": 2},
+                                      "backend": {"init_from": "the_brain/ppo_2p", "sparse_input": True,
+                                                  "precision": "bfloat16", "fused_adam": True,
+                                                  "background_evaluation": True}})
+    old_rllib = {**base, "backend": "rllib", "policy": {"sparse_input": False}, "ppo": {"fused_adam": False},
+                 "rllib": {"num_env_runners": 3, "num_learners": 1, "address": "auto", "train_batch_size": 64}}
+    cfg = parse_train_config(upgrade_training(old_rllib))
+    assert cfg.backend == RLlibBackend(name="rllib", num_env_runners=3, num_learners=1, address="auto",
+                                       train_batch_size=64)
+    assert upgrade_training(config_dict(cfg)) == config_dict(cfg)  # today's layout is left as it is
+    assert stored_train_config({"training": old_sb3}) == parse_train_config(upgrade_training(old_sb3))
+
+
+def test_each_trainer_refuses_the_other_backends_config(tmp_path):
+    base = {"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64}
+    with pytest.raises(ValueError, match="this is the sb3 trainer; the config names backend 'rllib'"):
+        train(parse_train_config({**base, "backend": {"name": "rllib"}}), tmp_path / "x", progress=False,
+              log=_quiet)
+
+
+def test_the_backend_option_switches_a_config_with_no_sb3_only_key(tmp_path, capsys, monkeypatch):
+    """--backend rllib sets backend.name; a config that holds an SB3-only key is refused with
+    that key named (no Ray needed: the config is refused before the trainer starts)."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("game: the_brain\nenv: {num_players: 2}\ntotal_timesteps: 64\n"
+                   "backend: {fused_adam: true}\n")
+    assert main(["train", str(cfg), "--out", str(tmp_path / "o"), "--quiet", "--backend", "rllib"]) == 2
+    assert "backend.fused_adam: unknown key for backend rllib" in capsys.readouterr().err
 
 
 def test_a_run_reads_each_checkpoint_back_after_writing_it(tmp_path, monkeypatch):

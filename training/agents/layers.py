@@ -11,10 +11,10 @@ so it equals the dense product up to float rounding (the terms are added in anot
 and the weight's gradient is the same (zero in the unused columns). A small batch (acting,
 one row per env) or a dense one takes the dense path, which is faster there.
 
-``policy.sparse_input: true`` in a training config turns it on for the first layer of each
+``backend.sparse_input: true`` in a training config turns it on for the first layer of each
 head (:func:`use_sparse_input`); checkpoints store plain tensors either way.
 
-``policy.precision: bfloat16`` (:func:`use_bfloat16_training`) runs the hidden layers of both
+``backend.precision: bfloat16`` (:func:`use_bfloat16_training`) runs the hidden layers of both
 heads under ``torch.autocast(bfloat16)`` while the policy is in training mode: the cloning
 fit's and PPO's minibatches, forward and backward, where nearly all of training's
 multiply-adds are. The weights, Adam's state and the output heads stay float32, the latents

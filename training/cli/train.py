@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..learning.config import check_rllib_backend, load_train_config
+from ..learning.config import BACKENDS, load_train_config
 from ..learning.ranges import range_line
 from ..learning.sb3 import train
 from ..learning.yaml_files import parse_sets
@@ -26,8 +26,10 @@ def add_commands(sub) -> None:
     tr.add_argument("--torch-threads", type=int, default=None, help="torch threads per process (default 1)")
     tr.add_argument("--eval-workers", type=int, default=1, metavar="N",
                     help="processes that play the evaluations (default 1; the results do not depend on it)")
-    tr.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
-                    help="sb3: MaskablePPO on this machine (default); rllib: Ray RLlib (braincards[rllib])")
+    tr.add_argument("--backend", choices=BACKENDS, default=None,
+                    help="the config's backend.name: sb3 (MaskablePPO on this machine, the default) or rllib "
+                         "(Ray RLlib, braincards[rllib]); the config's backend section must then hold only that "
+                         "backend's keys")
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
     add_config_warning_option(tr)
     tr.set_defaults(func=cmd_train)
@@ -39,14 +41,15 @@ def cmd_train(args) -> int:
                        ("torch_threads", args.torch_threads)):
         if value is not None:
             overrides[key] = value
+    if args.backend is not None:
+        overrides["backend.name"] = args.backend
     cfg = load_train_config(args.config, overrides)
     out = args.out or str(Path("runs") / f"{Path(args.config).stem}-seed{cfg.seed}")
     if args.eval_workers < 1:
         raise ValueError(f"--eval-workers {args.eval_workers}: the evaluation's worker processes, an integer >= 1")
-    if args.backend == "rllib":
+    if cfg.backend.name == "rllib":
         if args.eval_workers != 1:
-            raise ValueError("--eval-workers is an option of the SB3 backend (not --backend rllib)")
-        check_rllib_backend(cfg)
+            raise ValueError("--eval-workers is an option of the sb3 backend (not backend rllib)")
         rllib_extra().train_rllib(cfg, out, resume_from=args.resume, progress=not args.quiet)
         return 0
     summary = train(cfg, out, resume_from=args.resume, progress=not args.quiet and sys.stderr.isatty(),

@@ -17,11 +17,10 @@ The docs' training page lists every key with its default (generated from these m
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     PrivateAttr,
     ValidationError,
@@ -32,34 +31,28 @@ from pydantic import (
 from braincards.envs import SPECS, GameSpec, get_spec
 from braincards.training.messages import SHOWN_CHARS, shorten, shown
 
+from .backends import BACKENDS, MOVED, RLlibBackend, SB3Backend, has_key, upgrade_training
+from .config_limits import (
+    MAX_BATCH_SIZE,
+    MAX_EVAL_GAMES,
+    MAX_N_STEPS,
+    MAX_PRETRAIN_GAMES,
+    MAX_PRETRAIN_HELD_GAMES,
+    MAX_ROLLOUT_BYTES,
+    MAX_ROLLOUT_STEPS,
+    MAX_SEED,
+    MAX_SNAPSHOTS,
+    MAX_TEXT,
+    MAX_TIMESTEPS,
+    MAX_WEIGHT,
+    SHOWN_ERRORS,
+    ConfigError,
+    StrictModel,
+)
 from .yaml_files import read_yaml
 
 
-class ConfigError(ValueError):
-    """A training config that cannot be used (names the key and what is allowed)."""
-
-
-# What the numbers in a config may be (so that a run fits the machine):
-MAX_SEED = 2**32 - 1  # numpy's seed range
-MAX_TIMESTEPS = 10**10
-MAX_N_STEPS = 16_384  # ppo.n_steps (per env)
-MAX_BATCH_SIZE = 65_536
-MAX_ROLLOUT_STEPS = 262_144  # ppo.n_steps * n_envs
-MAX_ROLLOUT_BYTES = 2 << 30  # 2 GiB: the rollout buffer (observations, masks, ...) in memory
-MAX_EVAL_GAMES = 100_000  # evaluation.games (per table)
-MAX_PRETRAIN_GAMES = 1_000_000
-MAX_PRETRAIN_HELD_GAMES = 20_000  # pretrain.chunk_games * pretrain.replay_chunks, held in memory
-MAX_SNAPSHOTS = 100
-MAX_WEIGHT = 1e6
-MAX_TEXT = 1024  # a spec, a path or an address
-SHOWN_ERRORS = 20  # the invalid keys listed in one message
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, validate_default=True, allow_inf_nan=False)
-
-
-class PolicyConfig(_Strict):
+class PolicyConfig(StrictModel):
     """The policy network. ``mlp``: an MLP per head (actor and critic), SB3's
     MaskableActorCriticPolicy. ``event_reader`` (Brilliant Boar behind HistoryWrapper): a GRU
     reads the event slots and a scorer shared by the hand positions plays
@@ -70,15 +63,6 @@ class PolicyConfig(_Strict):
     activation: Literal["tanh", "relu"] = Field("tanh", description="the hidden layers' activation")
     reader_hidden: int = Field(128, ge=1, le=1024, description="event_reader: the GRU's width")
     reader_positions: int = Field(16, ge=1, le=54, description="event_reader: hand positions it keeps a belief for")
-    sparse_input: bool = Field(False, description="mlp: the first layer of each head multiplies only the observation "
-                               "columns a batch uses (`braincards.training.agents.layers`): the same network, "
-                               "about 1.7x faster cloning fits per sample on mostly-zero observations, equal up to float rounding")
-    precision: Literal["float32", "bfloat16"] = Field("float32", description="mlp: `bfloat16` runs the hidden layers "
-                                                      "of the training passes (the cloning fit, PPO's updates) under "
-                                                      "`torch.autocast(bfloat16)`; weights, optimizer, acting and "
-                                                      "evaluation stay float32 (`braincards.training.agents.layers`). "
-                                                      "About 1.6x cheaper minibatches on a CPU with native bfloat16, "
-                                                      "slower on one without")
 
     @field_validator("net_arch")
     @classmethod
@@ -88,7 +72,7 @@ class PolicyConfig(_Strict):
         return v
 
 
-class PPOConfig(_Strict):
+class PPOConfig(StrictModel):
     """sb3-contrib MaskablePPO hyperparameters (``n_steps`` per environment)."""
 
     learning_rate: float = Field(3e-4, gt=0, le=1, description="Adam's step size")
@@ -103,13 +87,9 @@ class PPOConfig(_Strict):
     ent_coef: float = Field(0.01, ge=0, le=1, description='entropy bonus weight')
     vf_coef: float = Field(0.5, ge=0, le=10, description='value loss weight')
     max_grad_norm: float = Field(0.5, gt=0, le=1000, description='gradient norm clip')
-    target_kl: float | None = Field(None, gt=0, le=100, description="stop an update's epochs early past this KL (none: never; SB3 only)")
-    fused_adam: bool = Field(False, description="SB3: Adam updates all weights in one fused kernel "
-                             "(`torch.optim.Adam(fused=True)`, sb3's eps 1e-5 kept): the same algorithm, faster, "
-                             "equal up to float rounding")
 
 
-class OpponentSource(_Strict):
+class OpponentSource(StrictModel):
     """One source of opponents: ``random``, ``heuristic`` (or any built-in spec),
     ``snapshots`` (frozen copies of the learner) or a checkpoint name/path; drawn with
     probability proportional to ``weight``."""
@@ -118,7 +98,7 @@ class OpponentSource(_Strict):
     weight: float = Field(1.0, gt=0, le=MAX_WEIGHT, description='relative probability of drawing this source')
 
 
-class OpponentsConfig(_Strict):
+class OpponentsConfig(StrictModel):
     """Competitive games: who sits at the other seats (drawn per seat, per episode)."""
 
     pool: list[OpponentSource] = Field(
@@ -145,7 +125,7 @@ class OpponentsConfig(_Strict):
         return self
 
 
-class EvaluationConfig(_Strict):
+class EvaluationConfig(StrictModel):
     """Periodic evaluation through :func:`braincards.training.evaluation.evaluate.evaluate`.
 
     Cooperative games: the learner's team (every seat) and, per entry of ``partners``, the
@@ -157,13 +137,9 @@ class EvaluationConfig(_Strict):
     seed: int = Field(12345, ge=0, le=MAX_SEED, description="the evaluations' seed (the same deals at every evaluation)")
     opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"], max_length=32, description='competitive games: one table per opponent spec')
     partners: list[str] = Field(default_factory=lambda: ["heuristic"], max_length=32, description='cooperative games: one table per partner spec, beside the team table')
-    background: bool = Field(False, description="SB3: evaluations (and the heuristic reference, from the start) play "
-                             "in a second process while training goes on "
-                             "(each result is the one the weights evaluated get inline; `best` is chosen when it comes "
-                             "back; deterministic under the seed, but not the same run as inline evaluations)")
 
 
-class PretrainConfig(_Strict):
+class PretrainConfig(StrictModel):
     """Behaviour cloning before PPO (:mod:`braincards.training.learning.pretrain`): the learner first
     imitates ``teacher`` on ``games`` games it plays at the learner's seats."""
 
@@ -212,16 +188,7 @@ class PretrainConfig(_Strict):
         return self.dagger and done >= first
 
 
-class RLlibConfig(_Strict):
-    """``--backend rllib`` only (issue 10): where and how wide RLlib runs."""
-
-    num_env_runners: int = Field(1, ge=0, le=1024, description='RLlib env runners (sampling processes); 0 samples in the driver')
-    num_learners: int = Field(0, ge=0, le=256, description='RLlib learners; 0 learns in the driver')
-    address: str | None = Field(None, max_length=MAX_TEXT, description='`ray.init(address=...)`: `auto`, `HEAD_IP:6379`, `ray://HEAD_IP:10001`; none starts a local Ray')
-    train_batch_size: int | None = Field(None, ge=1, le=MAX_ROLLOUT_STEPS, description='steps per training iteration (default `n_steps * n_envs`)')
-
-
-class TrainConfig(_Strict):
+class TrainConfig(StrictModel):
     """One training run (see the module docstring)."""
 
     game: str = Field(max_length=MAX_TEXT, description='the env id or name (`the_brain_v0` or `the_brain`)')
@@ -243,14 +210,29 @@ class TrainConfig(_Strict):
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig, description='the opponent pool of seat mode (OpponentsConfig)')
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig, description='the evaluation schedule (EvaluationConfig)')
     pretrain: PretrainConfig | None = Field(None, description='behaviour cloning before PPO (PretrainConfig); none: PPO from scratch')
-    init_from: str | None = Field(None, min_length=1, max_length=MAX_TEXT, description="warm start: the network's "
-                                  "weights from this checkpoint (a shipped name such as `brilliant_boar/ppo_solo`, or "
-                                  "a path) before pretraining and PPO; the same game, spaces and network, other options "
-                                  "allowed; its optimizer and timesteps are not taken (that is `--resume`)")
-    rllib: RLlibConfig = Field(default_factory=RLlibConfig, description='`--backend rllib` only (RLlibConfig)')
+    backend: Annotated[SB3Backend | RLlibBackend, Field(discriminator="name")] = Field(
+        default_factory=SB3Backend, description="the trainer and the options only it has: `name: sb3` "
+        "(SB3Backend, the default) or `name: rllib` (RLlibBackend)")
 
     _spec: GameSpec = PrivateAttr()
     _num_players: int = PrivateAttr()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _layout(cls, data: Any) -> Any:
+        """A key of the old layout is named with where it moved; a ``backend`` mapping without
+        ``name`` is the sb3 one."""
+        if not isinstance(data, dict):
+            return data
+        moved = [f"{'.'.join(old)} is now backend.{new}" for old, new in MOVED.items() if has_key(data, old)]
+        if "rllib" in data:
+            moved.append("rllib.* is now backend.* (with backend.name: rllib)")
+        if moved:
+            raise ValueError("keys of the old layout: " + "; ".join(moved))
+        backend = data.get("backend")
+        if isinstance(backend, dict) and "name" not in backend:
+            data = {**data, "backend": {"name": "sb3", **backend}}
+        return data
 
     @field_validator("game")
     @classmethod
@@ -276,11 +258,15 @@ class TrainConfig(_Strict):
             with_one = [s for s in _games() if get_spec(s).history_wrapper is not None]
             raise ValueError(f"{self.game} has no history wrapper; games with one: {with_one} "
                              f"(set history_k 0)")
-        if self.policy.sparse_input and self.policy.kind != "mlp":
-            raise ValueError(f"policy.sparse_input applies to policy.kind 'mlp' (its heads' first layers); "
+        backend = self.backend
+        if backend.name == "rllib" and self.policy.kind != "mlp":
+            raise ValueError(f"policy.kind {self.policy.kind!r} trains with the sb3 backend only; backend rllib "
+                             f"builds an MLP (policy.kind 'mlp')")
+        if backend.name == "sb3" and backend.sparse_input and self.policy.kind != "mlp":
+            raise ValueError(f"backend.sparse_input applies to policy.kind 'mlp' (its heads' first layers); "
                              f"policy.kind is {self.policy.kind!r}")
-        if self.policy.precision != "float32" and self.policy.kind != "mlp":
-            raise ValueError(f"policy.precision={self.policy.precision} applies to policy.kind 'mlp' (its heads' "
+        if backend.name == "sb3" and backend.precision != "float32" and self.policy.kind != "mlp":
+            raise ValueError(f"backend.precision={backend.precision} applies to policy.kind 'mlp' (its heads' "
                              f"hidden layers); policy.kind is {self.policy.kind!r}")
         if self.policy.kind == "event_reader" and not self.history_k:
             raise ValueError("policy.kind 'event_reader' reads HistoryWrapper's event slots: set history_k >= 1")
@@ -329,38 +315,19 @@ def _rollout_bytes(spaces: dict, steps: int) -> int:
     return steps * (4 * (obs + spaces["action_n"]) + 8 + 6 * 4)
 
 
-def check_rllib_backend(cfg: TrainConfig) -> None:
-    """ValueError unless ``cfg`` can train on the RLlib backend, which builds RLlib's own
-    MLP module (``policy.kind: mlp`` only)."""
-    if cfg.policy.kind != "mlp":
-        raise ValueError(f"policy.kind {cfg.policy.kind!r} trains with the SB3 backend only; --backend rllib "
-                         f"builds an MLP (policy.kind 'mlp')")
-    if cfg.init_from is not None:
-        raise ValueError(f"init_from ({cfg.init_from}) is a warm start of the SB3 backend; with --backend rllib "
-                         f"start from a checkpoint with --resume")
-    if cfg.evaluation.background:
-        raise ValueError("evaluation.background is an option of the SB3 backend; --backend rllib evaluates "
-                         "in its own driver")
-    sb3_only = {"policy.sparse_input": cfg.policy.sparse_input, "policy.precision": cfg.policy.precision != "float32",
-                "ppo.fused_adam": cfg.ppo.fused_adam}
-    for key, used in sb3_only.items():
-        if used:
-            raise ValueError(f"{key} is an option of the SB3 backend's network and optimizer; --backend rllib "
-                             f"builds its own (leave {key} at its default)")
-
-
 def _describe(err: ValidationError, source: str) -> str:
     """One line per invalid key (the first SHOWN_ERRORS): the key, what is allowed and the
     given value, truncated, so that a huge value never makes a huge message."""
     lines = []
     errors = err.errors(include_url=False)
     for e in errors[:SHOWN_ERRORS]:
-        key = shorten(".".join(str(p) for p in e["loc"])) or "(top level)"
+        loc, tag = _untagged(e["loc"])
+        key = shorten(".".join(str(p) for p in loc)) or "(top level)"
         msg = shorten(e["msg"].removeprefix("Value error, "), 4 * SHOWN_CHARS)
         if e["type"] == "extra_forbidden":
             parent = _model_at(e["loc"][:-1])
             allowed = sorted(parent.model_fields) if parent else []
-            msg = f"unknown key; allowed keys here: {allowed}"
+            msg = f"unknown key{f' for backend {tag}' if tag else ''}; allowed keys here: {allowed}"
         elif e["type"] == "missing":
             msg = "required key is missing"
         got = e.get("input")
@@ -375,9 +342,22 @@ def _describe(err: ValidationError, source: str) -> str:
     return f"{source}: invalid training config:\n" + "\n".join(lines)
 
 
+def _untagged(loc: tuple) -> tuple[tuple, str | None]:
+    """A validation error's location without the backend's tag (``backend.rllib.x`` is the key
+    ``backend.x`` of the rllib backend), and the tag."""
+    if len(loc) > 1 and loc[0] == "backend" and loc[1] in BACKENDS:
+        return (loc[0], *loc[2:]), loc[1]
+    return tuple(loc), None
+
+
 def _model_at(loc) -> type[BaseModel] | None:
     """The config model at a location of a validation error (for listing allowed keys)."""
-    model: type[BaseModel] | None = TrainConfig
+    loc, tag = _untagged(tuple(loc))
+    if tag is not None:
+        model: type[BaseModel] | None = SB3Backend if tag == "sb3" else RLlibBackend
+        loc = loc[1:]
+    else:
+        model = TrainConfig
     for part in loc:
         if isinstance(part, int) or model is None:
             continue
@@ -405,6 +385,12 @@ def parse_train_config(data: Any, source: str = "config") -> TrainConfig:
         return TrainConfig.model_validate(data)
     except ValidationError as err:
         raise ConfigError(_describe(err, source)) from None
+
+
+def stored_train_config(meta: dict, source: str = "checkpoint") -> TrainConfig:
+    """The training config a checkpoint's metadata stores (``meta["training"]``), read in
+    today's layout whatever version wrote it (:func:`upgrade_training`)."""
+    return parse_train_config(upgrade_training(meta.get("training")), f"{source} training")
 
 
 def set_key(data: dict, dotted: str, value: Any) -> None:

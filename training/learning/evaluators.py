@@ -3,7 +3,7 @@ config (:func:`evaluator_for`), so the trainer has no mode branches.
 
 * :class:`InlineEvaluations` - in the trainer's process, when asked: the heuristic reference
   before pretraining, then each evaluation of the learner at once (``last`` is saved with it).
-* :class:`BackgroundEvaluations` (``evaluation.background``) - in worker processes on the
+* :class:`BackgroundEvaluations` (``backend.background_evaluation``) - in worker processes on the
   second core while training goes on: the reference is started before pretraining and
   collected at the end; each evaluation saves ``last`` at once and sends the weights to the
   evaluation process, whose results come back later, each with the weights it played (the
@@ -58,7 +58,7 @@ class InlineEvaluations:
 
 
 class BackgroundEvaluations:
-    """``evaluation.background``: evaluations played in worker processes (see the module
+    """``backend.background_evaluation``: evaluations played in worker processes (see the module
     docstring)."""
 
     def __init__(self, cfg: TrainConfig, workers: int = 1):
@@ -107,5 +107,5 @@ class BackgroundEvaluations:
 
 
 def evaluator_for(cfg: TrainConfig, workers: int = 1) -> InlineEvaluations | BackgroundEvaluations:
-    """The evaluator of a run: in the background with ``evaluation.background``, else inline."""
-    return (BackgroundEvaluations if cfg.evaluation.background else InlineEvaluations)(cfg, workers)
+    """The evaluator of a run: in the background with ``backend.background_evaluation``, else inline."""
+    return (BackgroundEvaluations if cfg.backend.background_evaluation else InlineEvaluations)(cfg, workers)

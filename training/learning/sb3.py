@@ -127,7 +127,7 @@ def make_vec_env(cfg: TrainConfig):
 
 # ---------------------------------------------------------------------------- model
 def build_model(cfg: TrainConfig, venv, tensorboard_dir: str | None):
-    p, pol = cfg.ppo, cfg.policy
+    p, pol, sb3 = cfg.ppo, cfg.policy, cfg.backend
     arch = list(pol.net_arch)
     kwargs = {"activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[pol.activation]}
     if pol.kind == "event_reader":
@@ -137,18 +137,18 @@ def build_model(cfg: TrainConfig, venv, tensorboard_dir: str | None):
     else:
         policy = "MlpPolicy"
         kwargs["net_arch"] = {"pi": arch, "vf": list(arch)}
-    if p.fused_adam:  # sb3-contrib's own eps for Adam, which it sets only without optimizer_kwargs
+    if sb3.fused_adam:  # sb3-contrib's own eps for Adam, which it sets only without optimizer_kwargs
         kwargs["optimizer_kwargs"] = {"eps": 1e-5, "fused": True}
     model = MaskablePPO(
         policy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
         batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
         clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm, target_kl=p.target_kl, policy_kwargs=kwargs,
+        max_grad_norm=p.max_grad_norm, target_kl=sb3.target_kl, policy_kwargs=kwargs,
         tensorboard_log=tensorboard_dir, seed=cfg.seed, device="cpu", verbose=0,
     )
-    if pol.sparse_input:
+    if sb3.sparse_input:
         use_sparse_input(model.policy)
-    if pol.precision == "bfloat16":
+    if sb3.precision == "bfloat16":
         use_bfloat16_training(model.policy)
     return model
 
@@ -191,10 +191,10 @@ def resume(model, cfg: TrainConfig, path: str) -> int:
 
 
 def warm_start(model, cfg: TrainConfig) -> dict:
-    """``init_from``: load that checkpoint's weights (not its optimizer or timesteps) into
+    """``backend.init_from``: load that checkpoint's weights (not its optimizer or timesteps) into
     ``model``; returns its metadata. A shipped name is looked up like a policy spec."""
-    where = f"init_from {cfg.init_from}"
-    path = resolve_checkpoint(cfg.init_from)
+    where = f"backend.init_from {cfg.backend.init_from}"
+    path = resolve_checkpoint(cfg.backend.init_from)
     if path is None:
         raise CheckpointError(f"{where}: no such checkpoint (a shipped name such as the_brain/ppo_3p, "
                               f"or a path to NAME.zip + NAME.json)")
@@ -253,9 +253,9 @@ class Trainer:
         files.write_json(self.out / "config.json", config_dict(cfg))
         self.venv = make_vec_env(cfg)
         self.model = build_model(cfg, self.venv, str(self.out / "tb"))
-        if cfg.init_from and not self.resume_from:
+        if cfg.backend.init_from and not self.resume_from:
             meta = warm_start(self.model, cfg)
-            self.log(f"warm start from {cfg.init_from} ({meta['game']} {meta['env_config']}, "
+            self.log(f"warm start from {cfg.backend.init_from} ({meta['game']} {meta['env_config']}, "
                      f"{meta['timesteps']} timesteps)")
         if self.resume_from:
             self.start_timesteps = resume(self.model, cfg, self.resume_from)
@@ -268,7 +268,7 @@ class Trainer:
                              f"total_timesteps is {cfg.total_timesteps}")
         self.log(f"training {cfg.game} {cfg.env} ({cfg.mode} mode) for {remaining} timesteps, "
                  f"{cfg.n_envs} envs, seed {cfg.seed}, torch threads {cfg.torch_threads} -> {self.out}")
-        # the heuristic reference: now, or with evaluation.background on the second core while
+        # the heuristic reference: now, or with backend.background_evaluation on the second core while
         # the trainer clones and learns
         try:
             self.evaluator.start()
@@ -297,7 +297,7 @@ class Trainer:
 
     def _learn(self, remaining: int) -> None:
         """PPO between the first evaluation (of the clone or the warm start) and the last."""
-        if (self.cfg.pretrain is not None or self.cfg.init_from) and not self.resume_from:
+        if (self.cfg.pretrain is not None or self.cfg.backend.init_from) and not self.resume_from:
             self.evaluate_and_save(None)  # the learning curve starts from the clone or the warm start
         elif not self.resume_from:
             with random_state_kept():  # ... or the fresh network, without changing the run
@@ -361,7 +361,7 @@ class Trainer:
 
     def _evaluate_and_save(self, logger) -> None:
         # evaluate the network as it is saved and loaded back: in training mode a
-        # policy.precision bfloat16 network runs under autocast (a fresh or warm-started model
+        # backend.precision bfloat16 network runs under autocast (a fresh or warm-started model
         # is in training mode until PPO's first rollout; the rollouts and updates set their own)
         self.model.policy.set_training_mode(False)
         for entry, weights in self.evaluator.evaluate(self.model.num_timesteps, self):
@@ -492,6 +492,8 @@ def plot_learning_curve(history: list[dict], baseline: dict, path: Path, title: 
 
 def train(cfg: TrainConfig, out_dir: str | Path, *, resume_from: str | None = None,
           progress: bool = True, log=None, eval_workers: int = 1) -> dict:
-    """Run one training (see the module docstring); returns the summary dict."""
+    """Run one training of the sb3 backend (see the module docstring); returns the summary."""
+    if cfg.backend.name != "sb3":
+        raise ValueError(f"this is the sb3 trainer; the config names backend {cfg.backend.name!r}")
     return Trainer(cfg, out_dir, resume_from=resume_from, progress=progress, log=log,
                    eval_workers=eval_workers).run()

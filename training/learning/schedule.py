@@ -6,7 +6,7 @@
   games; the learner against each ``evaluation.opponents`` for competitive ones;
 * :func:`primary_score` - the number "best" is chosen by: the first table's win rate, ties
   broken by its mean score;
-* :class:`BackgroundEvaluation` - ``evaluation.background``: the evaluations in a second
+* :class:`BackgroundEvaluation` - ``backend.background_evaluation``: the evaluations in a second
   process while training goes on;
 * :class:`SnapshotSchedule` - a snapshot every ``opponents.snapshot_every`` timesteps, or
   when the learner's win rate over the last ``snapshot_window`` games reaches
@@ -69,14 +69,14 @@ def baseline_evaluation(cfg: TrainConfig, workers: int = 1) -> dict:
 
 
 class BackgroundBaseline:
-    """``evaluation.background``: :func:`baseline_evaluation` in a
+    """``backend.background_evaluation``: :func:`baseline_evaluation` in a
     :class:`~braincards.training.processes.Worker` process, started before pretraining and
     collected with :meth:`result` at the end of the run, so that the heuristic reference is
     played on the second core while the trainer clones and learns. Its result is the one
     :func:`baseline_evaluation` gives in the trainer (the same seeds and tables)."""
 
     def __init__(self, cfg: TrainConfig, workers: int = 1):
-        self._worker = Worker("evaluation.background's baseline process", _baseline_setup, _baseline_run,
+        self._worker = Worker("backend.background_evaluation's baseline process", _baseline_setup, _baseline_run,
                               (cfg, workers))
         self._worker.send("baseline")  # any request but None, which stops a Worker
 
@@ -98,7 +98,7 @@ def _baseline_run(state: tuple, _request) -> dict:
 
 
 class BackgroundEvaluation:
-    """``evaluation.background``: :func:`run_evaluation` in a
+    """``backend.background_evaluation``: :func:`run_evaluation` in a
     :class:`~braincards.training.processes.Worker` process, so that training goes on while
     the games are played (on a second core). It has its own copy of the network; each
     :meth:`submit` sends the weights to evaluate, and :meth:`finished` returns the results
@@ -111,7 +111,7 @@ class BackgroundEvaluation:
     its seed whatever the timing."""
 
     def __init__(self, cfg: TrainConfig, network, metadata: dict, workers: int = 1):
-        self._worker = Worker("evaluation.background's evaluation process", _evaluator_setup, _evaluate_weights,
+        self._worker = Worker("backend.background_evaluation's evaluation process", _evaluator_setup, _evaluate_weights,
                               (cfg, network, metadata, workers))
         self._keys: collections.deque = collections.deque()
 

@@ -15,10 +15,12 @@ The same YAML configs as the SB3 trainer (:mod:`braincards.training.learning.con
   train batch, batch_size -> minibatch, n_epochs -> num_epochs, gae_lambda -> lambda,
   clip_range -> clip_param, ent_coef -> entropy_coeff, vf_coef -> vf_loss_coeff,
   max_grad_norm -> grad_clip), with RLlib's KL penalty and value clipping off, as in SB3.
-  ``target_kl`` (SB3's early stop) has no RLlib counterpart and is ignored.
-* ``rllib.num_env_runners`` (sampling actors), ``rllib.num_learners`` (0: learn in this
-  process), ``rllib.address`` (a running Ray cluster, e.g. ``auto`` or
-  ``ray://head:10001``; default: a local Ray started here with at most 2 CPUs).
+  The options only SB3 has (``target_kl``, the warm start, the fast layers) live in the sb3
+  backend's section, so a config cannot hand them to this trainer.
+* ``backend`` (``name: rllib``): ``num_env_runners`` (sampling actors), ``num_learners`` (0:
+  learn in this process), ``address`` (a running Ray cluster, e.g. ``auto`` or
+  ``ray://head:10001``; default: a local Ray started here with at most 2 CPUs),
+  ``train_batch_size``.
 
 Timesteps are the learner module's decisions (as the SB3 trainer counts its env steps).
 Every ``evaluation.every`` timesteps and at the end, the learner is exported as a
@@ -53,7 +55,7 @@ from braincards.training import files
 from ...agents.checkpoint import detached_state
 from ...agents.network import load_policy
 from ...evaluation.stats import fmt_interval
-from ..config import check_rllib_backend, config_dict
+from ..config import config_dict
 from ..learner_env import LEARNER
 from ..pretrain import pretrain, pretrain_envs
 from ..sb3 import make_learner_env
@@ -85,7 +87,7 @@ def build_config(cfg, *, seed: int, num_env_runners: int, num_learners: int):
     """The RLlib ``PPOConfig`` of a braincards training config."""
     ppo = cfg.ppo
     runners = max(1, num_env_runners)
-    batch = int(cfg.rllib.train_batch_size or ppo.n_steps * cfg.n_envs)
+    batch = int(cfg.backend.train_batch_size or ppo.n_steps * cfg.n_envs)
     per_learner = math.ceil(batch / max(1, num_learners))
     modules = [LEARNER] + [f"snapshot_{k}" for k in range(max_snapshots(cfg))]
     spec = learner_module_spec(cfg.policy.net_arch, cfg.policy.activation)
@@ -252,14 +254,16 @@ def train_rllib(
     braincards checkpoints, ``OUT/progress.csv`` and ``OUT/rllib_result.json``.
 
     Everything the run does is in ``cfg`` (``braincards train CONFIG --backend rllib --set
-    rllib.num_env_runners=4``; ``num_cpus``: the local Ray's CPUs, default min(2, cores)).
+    backend.num_env_runners=4``; ``num_cpus``: the local Ray's CPUs, default min(2, cores)).
     ``resume_from``: a braincards checkpoint of
     the same network (``DIR/last``) whose weights start the learner and whose timesteps
     count towards the total (the optimizer starts afresh). ``progress=False`` logs only
     snapshots, evaluations and the end, not every iteration. Returns the summary written to
     ``rllib_result.json``: checkpoints, timesteps, wall seconds, learner steps/s, evaluation.
     """
-    check_rllib_backend(cfg)
+    if cfg.backend.name != "rllib":
+        raise ValueError(f"this is the rllib trainer; the config names backend {cfg.backend.name!r} "
+                         f"(braincards train --backend rllib switches a config to it)")
     run = RLlibRun(cfg, out_dir, resume_from=resume_from, progress=progress, log=log)
     torch.set_num_threads(cfg.torch_threads)
     started = _start_ray(run.address, num_cpus, cfg.torch_threads)
@@ -289,15 +293,13 @@ class RLlibRun:
             self.offset = int(meta.get("timesteps") or 0)
         self.total = int(cfg.total_timesteps)
         self.seed = int(cfg.seed)
-        self.runners = int(cfg.rllib.num_env_runners)
-        self.learners = int(cfg.rllib.num_learners)
-        self.address = cfg.rllib.address
+        self.runners = int(cfg.backend.num_env_runners)
+        self.learners = int(cfg.backend.num_learners)
+        self.address = cfg.backend.address
         self.max_snapshots = max_snapshots(cfg)
         self.out.mkdir(parents=True, exist_ok=True)
         self.training = config_dict(cfg)
-        self.training.update({"backend": "rllib", "total_timesteps": self.total, "seed": self.seed})
-        self.training["rllib"].update({"num_env_runners": self.runners, "num_learners": self.learners,
-                                       "address": self.address})
+        self.training.update({"total_timesteps": self.total, "seed": self.seed})
         self.algo, self.iteration, self.snapshots_taken, self.best_exported = None, 0, 0, False
 
     def build(self) -> float:
