@@ -3,7 +3,9 @@
 * :data:`GAMES` - the game packages (one line registers a game);
 * :data:`SPECS` - env id -> :class:`~braincards.envs.core.spec.GameSpec`, what every other
   layer reads instead of branching on a game id; :func:`get_spec` looks one up by id or name;
-* :data:`ENVS` - env id -> the module with ``env()`` / ``raw_env()``.
+* :data:`ENVS` - env id -> the module with ``env()`` / ``raw_env()``;
+* :func:`table_config` - a game and its options resolved once into a
+  :class:`~braincards.envs.core.table_config.TableConfig`, what the layers above pass down.
 
 Importing this package also registers every env with PettingZoo's registry (where the
 installed PettingZoo has one, 1.27+) and the solo variants with gymnasium.
@@ -17,6 +19,7 @@ from . import brilliant_boar, oh_my_brain, the_brain
 from .core.errors import IllegalActionError
 from .core.rng import derive_seed
 from .core.spec import GameSpec
+from .core.table_config import TableConfig, table_config
 
 GAMES = (the_brain, oh_my_brain, brilliant_boar)  # a new game: one more entry here
 
@@ -69,5 +72,5 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["ENVS", "GAMES", "SOLO_ENVS", "SPECS", "GameSpec", "IllegalActionError", "derive_seed",
-           "get_spec", "make"]
+__all__ = ["ENVS", "GAMES", "SOLO_ENVS", "SPECS", "GameSpec", "IllegalActionError", "TableConfig",
+           "derive_seed", "get_spec", "make", "table_config"]

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from braincards.envs import get_spec
+from braincards.envs import TableConfig, get_spec
 
 from .policy import PolicySpecError
 
@@ -186,15 +186,17 @@ class PolicyKind:
             raise PolicySpecError(f"{self.name} needs one {missing[0].usage} ({missing[0].help}){example}")
         return out
 
-    def build(self, spec: str, pairs: list[tuple[str, str]], game: str, config: dict, seed: int | None):
-        """A fresh policy of this kind from the spec string ``spec`` and its parameter pairs."""
+    def build(self, spec: str, pairs: list[tuple[str, str]], table: TableConfig, seed: int | None):
+        """A fresh policy of this kind, at ``table``, from the spec string ``spec`` and its
+        parameter pairs."""
+        game = table.id
         if not self.plays(game):
             raise PolicySpecError(f"the {self.name} policy plays {_games_text(self.games)}, not {game}")
         if pairs and self.params == ():
             raise PolicySpecError(f"the {self.name!r} policy takes no parameters (got {spec!r})")
         kwargs = self.bind(pairs, game, spec)
         try:
-            policy = call_factory(self.factory, game, config, seed, kwargs)
+            policy = call_factory(self.factory, table, seed, kwargs)
         except PolicySpecError:
             raise
         except ValueError as err:
@@ -207,9 +209,12 @@ class PolicyKind:
         return policy
 
 
-def call_factory(factory: Callable, game: str, config: dict, seed: int | None, params: dict):
-    """Call a kind's factory (or class) with those of ``game``, ``config`` and ``seed`` that its
-    signature names (all of them when it takes ``**kwargs``), and the spec's parameters."""
+def call_factory(factory: Callable, table: TableConfig, seed: int | None, params: dict):
+    """Call a kind's factory (or class) with those of ``game`` (the env id), ``config`` (the
+    options, a fresh dict), ``seed`` and ``table`` (the :class:`TableConfig` itself, which
+    braincards' own kinds read) that its signature names (all but ``table`` when it takes
+    ``**kwargs``), and the spec's parameters."""
+    game, config = table.id, table.config
     offered = {"game": game, "config": config, "seed": seed}
     try:
         signature = inspect.signature(factory)
@@ -218,6 +223,8 @@ def call_factory(factory: Callable, game: str, config: dict, seed: int | None, p
     takes = signature.parameters
     if any(p.kind is p.VAR_KEYWORD for p in takes.values()):
         return factory(**offered, **params)
+    if "table" in takes:
+        offered = {"table": table, "seed": seed}
     unknown = sorted(set(params) - set(takes))
     if unknown:
         raise PolicySpecError(f"unknown parameter {unknown[0]!r} for {getattr(factory, '__qualname__', factory)}; "

@@ -30,7 +30,7 @@ import warnings
 from functools import cache
 from importlib.metadata import entry_points
 
-from braincards.envs import get_spec
+from braincards.envs import TableConfig, table_config
 
 from .checkpoint import checkpoint_paths
 from .heuristics import HEURISTIC
@@ -46,7 +46,7 @@ from .search.pimc import PIMC
 ENTRY_POINT_GROUP = "braincards.policies"
 
 
-def _random(game: str, config: dict, seed: int | None = None) -> RandomPolicy:
+def _random(seed: int | None = None) -> RandomPolicy:
     return RandomPolicy(seed)
 
 
@@ -171,39 +171,45 @@ def plain_kinds(game: str) -> list[str]:
     return [k.name for k in kinds() if k.plain and k.plays(game)]
 
 
-def make_policy(spec, game: str, config: dict | None = None, *, seed: int | None = None,
+def make_policy(spec, game: str | TableConfig, config: dict | None = None, *, seed: int | None = None,
                 deterministic: bool = True):
-    """Resolve ``spec`` (a Policy or a spec string) to a fresh policy for ``game``."""
+    """Resolve ``spec`` (a Policy or a spec string) to a fresh policy for ``game`` under
+    ``config`` (or for a :class:`TableConfig` given as ``game``)."""
     if not isinstance(spec, str):
         if hasattr(spec, "act") and hasattr(spec, "reset"):
             return spec
-        raise PolicySpecError(f"not a policy or a policy spec: {spec!r}; {spec_help(game)}")
+        raise PolicySpecError(f"not a policy or a policy spec: {spec!r}; {spec_help(_game_id(game))}")
+    table = table_config(game, config)
     key = spec.strip()
     name, _, rest = key.partition(":")
     if name.strip() == "onnx":
-        return _onnx_policy(rest.strip(), key, game, config, seed, deterministic)
+        return _onnx_policy(rest.strip(), key, table, seed, deterministic)
     found = kind(name.strip())
     if found is not None:
-        return found.build(key, parse_spec(key)[2], game, config or {}, seed)
+        return found.build(key, parse_spec(key)[2], table, seed)
     path = resolve_checkpoint(key)
     if path is not None:
-        return load_policy(path, deterministic=deterministic, game=game, config=config, seed=seed, name=key)
+        return load_policy(path, deterministic=deterministic, game=table.id, config=table.config, seed=seed,
+                           name=key)
     if OUTSIDE.fullmatch(key):
         outside, pairs = outside_kind(key)
-        return outside.build(key, pairs, game, config or {}, seed)
+        return outside.build(key, pairs, table, seed)
     if key.endswith(".zip") or "/" in key or os.sep in key:
         zip_path, _ = checkpoint_paths(key)
-        raise PolicySpecError(f"no checkpoint at {key!r} ({zip_path} not found); {spec_help(game)}")
-    raise PolicySpecError(f"unknown policy spec {spec!r}; {spec_help(game)}")
+        raise PolicySpecError(f"no checkpoint at {key!r} ({zip_path} not found); {spec_help(table.id)}")
+    raise PolicySpecError(f"unknown policy spec {spec!r}; {spec_help(table.id)}")
 
 
-def _onnx_policy(path: str, spec: str, game: str, config: dict | None, seed: int | None, deterministic: bool):
+def _game_id(game) -> str:
+    return game.id if isinstance(game, TableConfig) else game
+
+
+def _onnx_policy(path: str, spec: str, table: TableConfig, seed: int | None, deterministic: bool):
     """``onnx:PATH``: an exported network (a PolicySpecError when it cannot sit at this table)."""
     if not path:
         raise PolicySpecError("an ONNX policy spec names its file: onnx:PATH, e.g. onnx:runs/ppo_3p.onnx")
-    policy = OnnxPolicy(path, game, deterministic=deterministic, seed=seed, name=spec)
-    table = get_spec(game).observation_layout(dict(config or {}))
-    size = max(piece["stop"] for piece in table.values())
+    policy = OnnxPolicy(path, table.id, deterministic=deterministic, seed=seed, name=spec)
+    size = max(piece["stop"] for piece in table.layout().values())
     if policy.history_k == 0 and size < policy.observation_size:
         raise PolicySpecError(f"{spec} reads {policy.observation_size} observation floats; this table's "
                               f"observation has {size} (it was exported for {policy.info['env']})")

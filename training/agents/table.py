@@ -13,6 +13,8 @@ the learners' view of a game (``LearnerGame``), the web app's games and terminal
 
 from __future__ import annotations
 
+from braincards.envs import TableConfig, table_config
+
 from .policy import history_k_of
 
 
@@ -38,9 +40,11 @@ class Table:
     event history any policy that will sit there reads (:meth:`for_policies`), then
     :meth:`seat` policies and :meth:`reset` for every game."""
 
-    def __init__(self, spec, config: dict, history_k: int = 0, *, record: bool = False):
-        self.spec = spec
-        self.env = spec.table(config, history_k)
+    def __init__(self, table: TableConfig, config: dict | None = None, history_k: int = 0, *,
+                 record: bool = False):
+        self.config = table_config(table, config)  # a TableConfig (or a game and its options)
+        self.spec = self.config.spec
+        self.env = self.config.table(history_k)
         self.raw = self.env.unwrapped
         self.agents: list[str] = list(self.raw.possible_agents)
         self.base = self.raw.layout.size  # the observation of a policy that reads no history
@@ -52,9 +56,10 @@ class Table:
         self.steps: list[tuple[str, int, dict]] = []  # (agent, action, rewards) when recording
 
     @classmethod
-    def for_policies(cls, spec, config: dict, policies, *, record: bool = False) -> Table:
+    def for_policies(cls, table: TableConfig, config: dict | None = None, policies=(), *,
+                     record: bool = False) -> Table:
         """A table whose env gives every one of ``policies`` the history it reads."""
-        return cls(spec, config, history_k_of(p for p in policies if p is not None), record=record)
+        return cls(table, config, history_k_of(p for p in policies if p is not None), record=record)
 
     def seat(self, policies) -> None:
         """Who sits where: one policy per seat in seat order, ``None`` for a seat decided from

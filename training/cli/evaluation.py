@@ -9,7 +9,7 @@ from ..evaluation.crossplay import crossplay, format_crossplay
 from ..evaluation.evaluate import evaluate, format_evaluation
 from ..evaluation.league import format_league, league
 from .common import add_table_options, progress, write_json_result
-from .tables import table_config
+from .tables import table_options
 
 
 def add_commands(sub) -> None:
@@ -44,7 +44,7 @@ def _games(cooperative: bool) -> str:
 
 
 def cmd_evaluate(args) -> int:
-    result = evaluate(args.game, table_config(args, args.seat, len(args.seat)), seats=args.seat, games=args.games,
+    result = evaluate(args.game, table_options(args, args.seat, len(args.seat)), seats=args.seat, games=args.games,
                       seed=args.seed, workers=args.workers, deterministic=not args.stochastic,
                       progress=progress(args), record=args.record)
     print(format_evaluation(result))
@@ -58,7 +58,7 @@ def cmd_crossplay(args) -> int:
     if not get_spec(args.game).cooperative:
         raise ValueError(f"cross-play is for cooperative games ({_games(True)}); "
                          f"{args.game} is competitive: rate {args.game} with `braincards league`")
-    result = crossplay(args.game, table_config(args, args.specs), policies=args.specs, games=args.games,
+    result = crossplay(args.game, table_options(args, args.specs), policies=args.specs, games=args.games,
                        seed=args.seed, workers=args.workers, out_dir=args.out,
                        deterministic=not args.stochastic, progress=progress(args))
     print(format_crossplay(result))
@@ -71,7 +71,7 @@ def cmd_league(args) -> int:
         raise ValueError(f"a league rates competitive games ({_games(False)}); "
                          f"{args.game} is cooperative: measure {args.game} with `braincards "
                          f"crossplay` or `braincards evaluate`")
-    result = league(args.game, table_config(args, args.specs), policies=args.specs, games=args.games,
+    result = league(args.game, table_options(args, args.specs), policies=args.specs, games=args.games,
                     seed=args.seed, workers=args.workers, out_dir=args.out,
                     deterministic=not args.stochastic, progress=progress(args))
     print(format_league(result))

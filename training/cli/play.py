@@ -10,12 +10,12 @@ from __future__ import annotations
 import random
 import sys
 
-from braincards.envs import derive_seed, get_spec
+from braincards.envs import derive_seed, get_spec, table_config
 
 from ..agents.specs import cli_help, make_policy
 from ..agents.table import Table, seats_config
 from .common import add_config_warning_option
-from .tables import table_config
+from .tables import table_options
 
 
 def add_commands(sub) -> None:
@@ -65,7 +65,7 @@ def _ask(legal: list[int], out) -> int:
 
 
 def _setup(args) -> tuple:
-    """(spec, config, seed, seat specs, the human's index) from the command line."""
+    """(the table config, seed, seat specs, the human's index) from the command line."""
     seats = [s.strip() for s in args.seat]
     humans = [i for i, s in enumerate(seats) if s == "human"]
     if len(humans) != 1:
@@ -73,21 +73,22 @@ def _setup(args) -> tuple:
                          f"policy spec")
     spec = get_spec(args.game)
     others = [s for i, s in enumerate(seats) if i != humans[0]]
-    config = seats_config(spec, table_config(args, others, len(seats)), len(seats))
+    config = seats_config(spec, table_options(args, others, len(seats)), len(seats))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     if seed < 0:
         raise ValueError(f"--seed {seed} must be >= 0")
-    return spec, spec.check_options(config), seed, seats, humans[0]
+    return table_config(spec, config), seed, seats, humans[0]
 
 
 def cmd_play(args) -> int:
     out = sys.stdout
-    spec, config, seed, seats, human = _setup(args)
-    seated = [None if i == human else make_policy(s, spec.id, config, seed=derive_seed(seed, 0, 1, i))
+    resolved, seed, seats, human = _setup(args)
+    spec = resolved.spec
+    seated = [None if i == human else make_policy(s, resolved, seed=derive_seed(seed, 0, 1, i))
               for i, s in enumerate(seats)]
     # a policy that reads event history seats everyone behind the history wrapper; each
     # policy is given the prefix of the observation it reads
-    table = Table.for_policies(spec, config, seated)
+    table = Table.for_policies(resolved, policies=seated)
     table.seat(seated)
     raw, agents = table.raw, table.agents
     table.reset(seed=derive_seed(seed, 0))

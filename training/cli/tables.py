@@ -10,7 +10,7 @@ from braincards.training.agents.locations import adopted_options
 from braincards.training.learning.yaml_files import load_env_config
 
 
-def table_config(args, specs=(), seats: int | None = None) -> dict:
+def table_options(args, specs=(), seats: int | None = None) -> dict:
     """The env config of a table command: ``--config`` and ``--set``, then ``--players``.
     With none of them given, the table takes the options the seated checkpoints (``specs``)
     were trained with, saying so in one line (:func:`~..agents.locations.adopted_options`);

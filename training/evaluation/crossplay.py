@@ -15,7 +15,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from braincards.envs import SPECS, derive_seed, get_spec
+from braincards.envs import SPECS, TableConfig, derive_seed, table_config
 from braincards.training import files
 
 from .harness import check_config, check_games, labels_of, run_tasks, validate_specs
@@ -50,32 +50,32 @@ def _matrices(records: list[dict], cells: list[tuple[int, int]], k: int, games: 
     return win, score, counts
 
 
-def _check(game: str, config: dict | None, policies: Sequence) -> tuple[dict, int, list, dict]:
-    """(config, players, labels, specs) of a cross-play run, every argument checked."""
-    spec = get_spec(game)
+def _check(table: TableConfig, policies: Sequence) -> tuple[TableConfig, int, list, dict]:
+    """(table, players, labels, specs) of a cross-play run, every argument checked."""
+    spec = table.spec
     if not spec.cooperative:
         raise ValueError(f"cross-play is for cooperative games ({_cooperative()}); "
-                         f"for {game} use league()")
+                         f"for {spec.id} use league()")
     policies = list(policies)
     if len(policies) < 2:
         raise ValueError("cross-play needs at least two policies")
-    config = dict(config or {})
+    config = table.config
     n = int(config.setdefault("num_players", 2))
     if n < 2:
         raise ValueError("cross-play needs num_players >= 2 (a solo game has no partner)")
     if len(spec.variants(config)) > 1:
         option = spec.variant_option
         raise ValueError(f"cross-play takes one {option}; run it once per {option}")
-    config = check_config(game, config, None)
+    table = check_config(spec, config, None)
     labels, specs = labels_of(policies)
     if len(set(labels)) != len(labels):
         raise ValueError(f"policies must be distinct, got {labels}")
-    validate_specs(game, config, specs)
-    return config, n, labels, specs
+    validate_specs(table, specs)
+    return table, n, labels, specs
 
 
 def crossplay(
-    game: str,
+    game: str | TableConfig,
     config: dict | None = None,
     policies: Sequence = (),
     games: int = 100,
@@ -95,8 +95,8 @@ def crossplay(
     "games", ...}`` where the matrices are lists of lists of ``{value, lo, hi}``; with
     ``out_dir`` also writes ``crossplay.csv`` and ``crossplay.png`` (heatmap).
     """
-    game = get_spec(game).id
-    config, n, labels, specs = _check(game, config, policies)
+    table, n, labels, specs = _check(table_config(game, config), policies)
+    game = table.id
     games = check_games(games)
     derive_seed(seed)
     cells = [(i, j) for i in range(len(labels)) for j in range(i, len(labels))]
@@ -105,10 +105,10 @@ def crossplay(
         assigns = _mixed_assignments(labels[i], labels[j], n)
         # key c*games+g names the cell; the deal is g in every cell (same deals)
         tasks += [(c * games + g, g, 0, assigns[g % len(assigns)]) for g in range(games)]
-    records = run_tasks(game, config, specs, tasks, seed=seed, workers=workers,
+    records = run_tasks(table, specs, tasks, seed=seed, workers=workers,
                         deterministic=deterministic, progress=progress, desc=f"crossplay {game}")
     win, score, counts = _matrices(records, cells, len(labels), games)
-    result = {"game": game, "config": config, "seed": seed, "policies": labels,
+    result = {"game": game, "config": table.config, "seed": seed, "policies": labels,
               "games": counts, "win_rate": win, "mean_score": score}
     if out_dir is not None:
         out = Path(out_dir)

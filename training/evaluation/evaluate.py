@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from braincards.envs import derive_seed, get_spec
+from braincards.envs import TableConfig, derive_seed, get_spec
 
 from .harness import check_config, check_games, labels_of, rotation, run_tasks, validate_specs
 from .replay import REPLAY_SUFFIX, replay_of_record, write_replay
@@ -23,8 +23,8 @@ def by_variant_key(spec) -> str:
     return f"by_{spec.variant_option or 'variant'}"
 
 
-def _summary(records: list[dict], labels_all: list[str], variants: list[dict], game: str) -> dict:
-    spec = get_spec(game)
+def _summary(records: list[dict], labels_all: list[str], table: TableConfig) -> dict:
+    spec = table.spec
     per: dict[str, dict[str, list]] = {}
     for label in labels_all:
         per.setdefault(label, {"wins": [], "rewards": [], "scores": []})
@@ -57,7 +57,8 @@ def _summary(records: list[dict], labels_all: list[str], variants: list[dict], g
         }
         by = {}
         option = spec.variant_option
-        for v, cfg in enumerate(variants):
+        for v, variant in enumerate(table.variants):
+            cfg = variant.config
             recs = [r for r in records if r["variant"] == v]
             key = str(cfg.get(option, spec.default(option))) if option else "all"
             by[key] = {
@@ -70,7 +71,7 @@ def _summary(records: list[dict], labels_all: list[str], variants: list[dict], g
 
 
 def evaluate(
-    game: str,
+    game: str | TableConfig,
     config: dict | None = None,
     seats: Sequence = ("random", "random"),
     games: int = 100,
@@ -82,7 +83,8 @@ def evaluate(
     return_records: bool = False,
     record: str | None = None,
 ) -> dict:
-    """Play ``games`` games with one policy (or spec) per seat and summarise them.
+    """Play ``games`` games with one policy (or spec) per seat and summarise them. ``game``
+    is an env id or name with its ``config``, or a :class:`TableConfig`.
 
     Seats rotate across games (game g puts ``seats[j]`` at player ``(j - g) mod n``; see the
     module docstring for a difficulty list), so each policy plays every position equally
@@ -94,16 +96,16 @@ def evaluate(
     ``mean_length`` (decisions per game), ``truncated``; ``team`` for cooperative games.
     ``record``: a folder where every game is written as a replay (``gameNNNNN.jsonl``).
     """
-    game = get_spec(game).id
     seats = list(seats)
     if not seats:
         raise ValueError("give at least one seat")
     games = check_games(games)
     derive_seed(seed)
-    config = check_config(game, config, len(seats))
+    table = check_config(game, config, len(seats))
+    game = table.id
     labels, specs = labels_of(seats)
-    validate_specs(game, config, specs)
-    variants = get_spec(game).variants(config)
+    validate_specs(table, specs)
+    variants = table.variants
     n = len(seats)
     tasks = []
     for g in range(games):
@@ -111,30 +113,29 @@ def evaluate(
         r = rotation(g, n, len(variants))
         assignment = tuple(labels[(i + r) % n] for i in range(n))
         tasks.append((g, g, v, assignment))
-    records = run_tasks(game, config, specs, tasks, seed=seed, workers=workers,
+    records = run_tasks(table, specs, tasks, seed=seed, workers=workers,
                         deterministic=deterministic, progress=progress, desc=f"evaluate {game}",
                         record=record is not None)
     if record is not None:
-        _write_replays(record, game, variants, seed, records)
+        _write_replays(record, table, seed, records)
     result = {
         "game": game,
-        "config": config,
+        "config": table.config,
         "seats": labels,
         "seed": seed,
         "deterministic": deterministic,
-        **_summary(records, labels, variants, game),
+        **_summary(records, labels, table),
     }
     if return_records:
         result["records"] = records
     return result
 
 
-def _write_replays(folder: str, game: str, variants: list[dict], seed: int,
-                   records: list[dict]) -> None:
+def _write_replays(folder: str, table: TableConfig, seed: int, records: list[dict]) -> None:
     """Every evaluated game as ``folder/gameNNNNN.jsonl`` (each written atomically)."""
     for rec in records:
-        config = variants[rec["variant"]]
-        parts = replay_of_record(game, config, seed, derive_seed(seed, rec["deal"]), rec)
+        variant = table.variants[rec["variant"]]
+        parts = replay_of_record(variant.id, variant.config, seed, derive_seed(seed, rec["deal"]), rec)
         write_replay(Path(folder) / f"game{rec['deal']:05d}{REPLAY_SUFFIX}", *parts)
         del rec["actions"]
 

@@ -30,7 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from tqdm import tqdm
 
-from braincards.envs import derive_seed, get_spec
+from braincards.envs import TableConfig, derive_seed, get_spec, table_config
 from braincards.training.processes import deferred_signals, die_with_parent, sigterm_exits
 
 from ..agents.checkpoint import CheckpointConfigWarning
@@ -54,15 +54,17 @@ def rotation(g: int, n: int, num_variants: int = 1) -> int:
 
 
 
-def check_config(game: str, config: dict | None, num_seats: int | None) -> dict:
-    """``config`` checked by the game (every variant), with ``num_players`` set to
-    ``num_seats`` (a ValueError when the config names another count)."""
-    spec = get_spec(game)
+def check_config(game: str | TableConfig, config: dict | None, num_seats: int | None) -> TableConfig:
+    """The table of ``game`` under ``config`` (checked by the game, every variant), with
+    ``num_players`` set to ``num_seats`` (a ValueError when the config names another count)."""
+    if isinstance(game, TableConfig):
+        game, config = game.spec, {**game.config, **dict(config or {})}
+    spec = get_spec(game) if isinstance(game, str) else game
     config = dict(config or {})
     config.pop("render_mode", None)
     if num_seats is not None:
         config = seats_config(spec, config, num_seats)
-    return spec.check_options(config)
+    return table_config(spec, config)
 
 
 def check_games(games) -> int:
@@ -85,12 +87,10 @@ class Table:
 
     ``deal`` picks the seeds (env and policies), ``key`` identifies the task in results."""
 
-    def __init__(self, game: str, config: dict, specs: dict, seed: int, deterministic: bool,
+    def __init__(self, table: TableConfig, specs: dict, seed: int, deterministic: bool,
                  record: bool = False):
-        self.game = game
         self.record = record  # keep every game's actions (replays: evaluate --record)
-        self.spec = get_spec(game)
-        self.variants = self.spec.variants(config)
+        self.variants = table.variants
         self.specs = specs
         self.seed = seed
         self.deterministic = deterministic
@@ -102,13 +102,13 @@ class Table:
         reads event history (every policy then gets the prefix of the observation it reads)."""
         key = (variant, history_k)
         if key not in self._tables:
-            self._tables[key] = GameTable(self.spec, self.variants[variant], history_k, record=self.record)
+            self._tables[key] = GameTable(self.variants[variant], history_k=history_k, record=self.record)
         return self._tables[key]
 
     def policy(self, label: str, seat: int, variant: int):
         key = (label, seat, variant)
         if key not in self._policies:
-            self._policies[key] = make_policy(self.specs[label], self.game, self.variants[variant],
+            self._policies[key] = make_policy(self.specs[label], self.variants[variant],
                                               deterministic=self.deterministic)
         return self._policies[key]
 
@@ -140,7 +140,7 @@ class WorkerError(RuntimeError):
 _WORKER_TABLE: Table | None = None
 
 
-def _worker_init(parent, game, config, specs, seed, deterministic, record=False):
+def _worker_init(parent, table, specs, seed, deterministic, record=False):
     # A worker dies with its parent, however the parent ends (kill -9 included). The parent
     # stops the workers itself on Ctrl-C or SIGTERM. A worker ignores SIGINT (a terminal
     # sends Ctrl-C to the whole process group: no traceback from every worker) and takes
@@ -155,7 +155,7 @@ def _worker_init(parent, game, config, specs, seed, deterministic, record=False)
     # the parent has resolved every spec (validate_specs) and said its warnings once
     warnings.simplefilter("ignore", CheckpointConfigWarning)
     global _WORKER_TABLE
-    _WORKER_TABLE = Table(game, config, specs, seed, deterministic, record)
+    _WORKER_TABLE = Table(table, specs, seed, deterministic, record)
 
 
 def _worker_run(tasks):
@@ -194,7 +194,7 @@ def _exit_description(p) -> str:
     return f"{p.pid} (exit status {code})"
 
 
-def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, workers: int = 1,
+def run_tasks(table: TableConfig, specs: dict, tasks: list, *, seed: int, workers: int = 1,
               deterministic: bool = True, progress: bool | None = None,
               desc: str = "games", record: bool = False) -> list[dict]:
     """Play every task (serially or in ``workers`` processes); records in task order.
@@ -210,15 +210,15 @@ def run_tasks(game: str, config: dict, specs: dict, tasks: list, *, seed: int, w
     if workers == 1 or len(tasks) < 2:
         bar = _progress(len(tasks), progress, desc)
         try:
-            table = Table(game, config, specs, seed, deterministic, record)
+            player = Table(table, specs, seed, deterministic, record)
             out = []
             for t in tasks:
-                out.append(table.play(t))
+                out.append(player.play(t))
                 bar.update(1)
             return out
         finally:
             bar.close()
-    results = _run_in_pool((game, config, specs, seed, deterministic, record), tasks, workers,
+    results = _run_in_pool((table, specs, seed, deterministic, record), tasks, workers,
                            lambda: _progress(len(tasks), progress, desc))
     order = {t[0]: k for k, t in enumerate(tasks)}
     results.sort(key=lambda r: order[r["key"]])
@@ -282,9 +282,8 @@ def labels_of(seats: Sequence) -> tuple[list[str], dict]:
     return labels, specs
 
 
-def validate_specs(game: str, config: dict, specs: dict) -> None:
+def validate_specs(table: TableConfig, specs: dict) -> None:
     """Resolve every spec once now, so a bad one fails before any game is played."""
-    variant = get_spec(game).variants(config)[0]
     for spec in specs.values():
-        make_policy(spec, game, variant)
+        make_policy(spec, table.variants[0])
 

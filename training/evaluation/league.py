@@ -14,20 +14,20 @@ from pathlib import Path
 
 from openskill.models import PlackettLuce
 
-from braincards.envs import SPECS, derive_seed, get_spec
+from braincards.envs import SPECS, TableConfig, derive_seed, table_config
 from braincards.training import files
 
 from .harness import check_config, check_games, labels_of, run_tasks, validate_specs
 from .stats import fmt_interval, interval_dict, wilson_interval
 
 
-def _check(game: str, config: dict | None, policies: Sequence) -> tuple[dict, int, list, dict]:
-    """(config, players, labels, specs) of a league, every argument checked."""
-    if get_spec(game).cooperative:
+def _check(table: TableConfig, policies: Sequence) -> tuple[TableConfig, int, list, dict]:
+    """(table, players, labels, specs) of a league, every argument checked."""
+    if table.cooperative:
         competitive = [s.id for s in SPECS.values() if s.competitive]
         raise ValueError(f"a league rates competitive games ({competitive}); "
-                         f"{game} is cooperative: use crossplay()")
-    config = dict(config or {})
+                         f"{table.id} is cooperative: use crossplay()")
+    config = table.config
     n = int(config.setdefault("num_players", 2))
     if n < 2:
         raise ValueError("a league needs num_players >= 2")
@@ -36,9 +36,9 @@ def _check(game: str, config: dict | None, policies: Sequence) -> tuple[dict, in
         raise ValueError(f"policies must be distinct, got {labels}")
     if len(labels) < n:
         raise ValueError(f"a {n}-player league needs at least {n} distinct policies, got {len(labels)}")
-    config = check_config(game, config, None)
-    validate_specs(game, config, specs)
-    return config, n, labels, specs
+    table = check_config(table.spec, config, None)
+    validate_specs(table, specs)
+    return table, n, labels, specs
 
 
 def _rate(records: list[dict], labels: list[str]) -> list[dict]:
@@ -70,7 +70,7 @@ def _rate(records: list[dict], labels: list[str]) -> list[dict]:
 
 
 def league(
-    game: str,
+    game: str | TableConfig,
     config: dict | None = None,
     policies: Sequence = (),
     games: int = 100,
@@ -90,19 +90,19 @@ def league(
     interval of mu (mu +- 1.96 sigma), games played, wins. With ``out_dir`` also writes
     ``ratings.md`` and ``ratings.csv``.
     """
-    game = get_spec(game).id
-    config, n, labels, specs = _check(game, config, policies)
+    table, n, labels, specs = _check(table_config(game, config), policies)
+    game = table.id
     games = check_games(games)
     derive_seed(seed)
     groups = list(itertools.combinations(labels, n))
     tasks = [(gi * games + g, g, 0, tuple(group[(i + g) % n] for i in range(n)))
              for gi, group in enumerate(groups) for g in range(games)]
-    records = run_tasks(game, config, specs, tasks, seed=seed, workers=workers,
+    records = run_tasks(table, specs, tasks, seed=seed, workers=workers,
                         deterministic=deterministic, progress=progress, desc=f"league {game}")
-    table = _rate(records, labels)
-    table.sort(key=lambda row: (-row["ordinal"], row["policy"]))
-    result = {"game": game, "config": config, "seed": seed, "games_per_group": games,
-              "groups": [list(g) for g in groups], "table": table}
+    ratings = _rate(records, labels)
+    ratings.sort(key=lambda row: (-row["ordinal"], row["policy"]))
+    result = {"game": game, "config": table.config, "seed": seed, "games_per_group": games,
+              "groups": [list(g) for g in groups], "table": ratings}
     if out_dir is not None:
         result["files"] = write_league_files(result, Path(out_dir))
     return result

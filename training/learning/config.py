@@ -28,7 +28,7 @@ from pydantic import (
     model_validator,
 )
 
-from braincards.envs import SPECS, GameSpec, get_spec
+from braincards.envs import SPECS, GameSpec, TableConfig, get_spec, table_config
 from braincards.training.messages import SHOWN_CHARS, shorten, shown
 
 from .backends import BACKENDS, MOVED, RLlibBackend, SB3Backend, has_key, upgrade_training
@@ -215,6 +215,7 @@ class TrainConfig(StrictModel):
         "(SB3Backend, the default) or `name: rllib` (RLlibBackend)")
 
     _spec: GameSpec = PrivateAttr()
+    _table: TableConfig = PrivateAttr()
     _num_players: int = PrivateAttr()
 
     @model_validator(mode="before")
@@ -248,6 +249,7 @@ class TrainConfig(StrictModel):
     @model_validator(mode="after")
     def _consistent(self):
         spec = self._spec = get_spec(self.game)
+        self._table = table_config(spec, self.env)
         self._num_players = spec.num_players(self.env)
         solo = self._num_players == 1
         if self.mode is None:
@@ -296,6 +298,11 @@ class TrainConfig(StrictModel):
     def spec(self) -> GameSpec:
         """The game's spec (what every layer reads instead of branching on the game id)."""
         return self._spec
+
+    @property
+    def table(self) -> TableConfig:
+        """The game and its options, resolved once (what the learner envs are built from)."""
+        return self._table
 
     @property
     def num_players(self) -> int:

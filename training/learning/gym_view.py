@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 from gymnasium import spaces
 
-from braincards.envs import get_spec
+from braincards.envs import table_config
 
 from .learner_env import LearnerEnv, OpponentPool
 
@@ -58,16 +58,15 @@ class GymView(LearnerEnv):
     def __init__(self, game: str, *, mode: str | None = None,
                  opponents: str | Sequence | None = None, history_k: int = 0,
                  shaping: float = 0.0, **options):
-        spec = get_spec(game)
-        config = spec.check_options(options)
+        table = table_config(game, options)
+        spec = table.spec
         mode = mode if mode is not None else ("team" if spec.cooperative else "seat")
         if mode == "team" and opponents is not None:
             raise ValueError("opponents are for mode='seat'; in team mode the learner plays every seat")
         pool = None
         if mode == "seat":
-            pool = OpponentPool(spec.id, config, _sources(opponents or spec.baseline))
-        super().__init__(spec.id, config, mode=mode, pool=pool, history_k=history_k,
-                         shaping=shaping)
+            pool = OpponentPool(table, None, _sources(opponents or spec.baseline))
+        super().__init__(table, mode=mode, pool=pool, history_k=history_k, shaping=shaping)
         n = self.action_space.n
         self.observation_space = spaces.Dict({
             "observation": self.observation_space,

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import gymnasium
 import numpy as np
 
-from braincards.envs import get_spec
+from braincards.envs import TableConfig, table_config
 
 from ..agents.checkpoint import build_policy
 from ..agents.network import CheckpointPolicy
@@ -54,7 +54,7 @@ class OpponentPool:
 
     SNAPSHOTS = "snapshots"
 
-    def __init__(self, game: str, config: dict, sources: Sequence[tuple[str, float]], *,
+    def __init__(self, game: str | TableConfig, config: dict | None, sources: Sequence[tuple[str, float]], *,
                  max_snapshots: int = 10, deterministic: bool = False,
                  external_snapshots: bool = False):
         if not sources:
@@ -62,7 +62,7 @@ class OpponentPool:
         for src, w in sources:
             if not w > 0:
                 raise ValueError(f"opponent source {src!r} has weight {w}; weights must be > 0")
-        self.game, self.config = game, dict(config)
+        self.table = table_config(game, config)
         self.sources = [(str(s), float(w)) for s, w in sources]
         self.max_snapshots = int(max_snapshots)
         self.deterministic = deterministic
@@ -74,8 +74,7 @@ class OpponentPool:
     def _policy(self, spec: str, seat: int):
         key = (spec, seat)
         if key not in self._policies:
-            self._policies[key] = make_policy(spec, self.game, self.config,
-                                              deterministic=self.deterministic)
+            self._policies[key] = make_policy(spec, self.table, deterministic=self.deterministic)
         return self._policies[key]
 
     def add_snapshot(self, label: str, metadata: dict, tensors: dict) -> None:
@@ -116,19 +115,20 @@ class LearnerGame:
     :meth:`step`, :attr:`to_move` is the agent that decides next (None once the game is over).
     """
 
-    def __init__(self, game: str, config: dict | None = None, *, mode: str = "team",
+    def __init__(self, game: str | TableConfig, config: dict | None = None, *, mode: str = "team",
                  pool: OpponentPool | None = None, history_k: int = 0, shaping: float = 0.0,
                  agent_per_seat: bool = False):
         if mode not in MODES:
             raise ValueError(f"mode {mode!r}; allowed: 'team', 'seat'")
-        self.spec = get_spec(game)
+        table = table_config(game, config)
+        self.spec = table.spec
         if shaping and self.spec.progress is None:
             raise ValueError(f"shaping needs a progress measure; {self.spec.id} has none")
         if mode == "seat" and pool is None:
             raise ValueError("seat mode needs an opponent pool")
         self.mode, self.pool, self.shaping = mode, pool, float(shaping)
         self.agent_per_seat = agent_per_seat
-        self.table = Table(self.spec, dict(config or {}), history_k)
+        self.table = Table(table, history_k=history_k)
         self.raw = self.table.raw
         self.seats = self.table.agents
         if mode == "seat" and len(self.seats) < 2:
@@ -258,7 +258,7 @@ class LearnerEnv(gymnasium.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, game: str, config: dict | None = None, *, mode: str = "team",
+    def __init__(self, game: str | TableConfig, config: dict | None = None, *, mode: str = "team",
                  pool: OpponentPool | None = None, history_k: int = 0, shaping: float = 0.0):
         self.game = LearnerGame(game, config, mode=mode, pool=pool, history_k=history_k,
                                 shaping=shaping)

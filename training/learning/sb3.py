@@ -78,10 +78,10 @@ def make_learner_env(cfg: TrainConfig, index: int) -> LearnerEnv:
     set_torch_threads(cfg.torch_threads)
     pool = None
     if cfg.mode == "seat":
-        pool = OpponentPool(cfg.game, cfg.env, [(s.source, s.weight) for s in cfg.opponents.pool],
+        pool = OpponentPool(cfg.table, None, [(s.source, s.weight) for s in cfg.opponents.pool],
                             max_snapshots=cfg.opponents.max_snapshots,
                             deterministic=cfg.opponents.deterministic)
-    return LearnerEnv(cfg.game, cfg.env, mode=cfg.mode, pool=pool, history_k=cfg.history_k,
+    return LearnerEnv(cfg.table, mode=cfg.mode, pool=pool, history_k=cfg.history_k,
                       shaping=cfg.shaping)
 
 

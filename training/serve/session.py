@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 
-from braincards.envs import derive_seed, get_spec
+from braincards.envs import derive_seed, table_config
 from braincards.training.agents.kinds import parse_spec
 from braincards.training.agents.specs import make_policy
 from braincards.training.agents.table import Table, seats_config
@@ -79,17 +79,18 @@ class GameSession:
 
     def __init__(self, game: str, config: dict, seats: list[str], seed: int, *,
                  labels: list[str] | None = None, replay_name: str | None = None):
-        self.spec = get_spec(game)
-        self.config = dict(config)
+        table = table_config(game, config)
+        self.spec = table.spec
+        self.config = table.config
         self.seats = list(seats)
         self.seed = int(seed)
         self.env_seed = derive_seed(self.seed, 0)
         self.labels = labels or seat_labels(self.spec, self.seats)
         self.replay_name = replay_name
         self.lock = threading.Lock()
-        seated = [None if s == HUMAN else make_policy(s, self.spec.id, self.config, seed=derive_seed(self.seed, 0, 1, i))
+        seated = [None if s == HUMAN else make_policy(s, table, seed=derive_seed(self.seed, 0, 1, i))
                   for i, s in enumerate(seats)]
-        self.table = Table.for_policies(self.spec, self.config, seated)
+        self.table = Table.for_policies(table, policies=seated)
         self.table.seat(seated)
         self.raw = self.table.raw
         self.table.reset(seed=self.env_seed)

@@ -8,6 +8,8 @@ config)`` builds the one for a game; :data:`HEURISTICS` maps each game's id to i
 
 from __future__ import annotations
 
+from braincards.envs import TableConfig, table_config
+
 from ..kinds import Param, PolicyKind
 from .base import LayoutPlayer
 from .brilliant_boar import BrilliantBoarHeuristic, BrilliantBoarWindowHeuristic
@@ -34,18 +36,19 @@ def heuristic_class(game: str) -> type[LayoutPlayer]:
     return HEURISTICS[game]
 
 
-def make_heuristic(game: str, config: dict | None = None, seed: int | None = None,
+def make_heuristic(table: str | TableConfig, config: dict | None = None, seed: int | None = None,
                    window: int | None = None, style: str | None = None) -> LayoutPlayer:
     """The heuristic player of ``game`` for an env built with ``config``; with ``window``
     (Brilliant Boar), the one that remembers only the last ``window`` public events
     (``BrilliantBoarWindowHeuristic``); with ``style``, that style of play (:data:`STYLES`;
     the first is the default)."""
+    table = table_config(table, config)
     styled = {} if style is None else {"style": style}
     if window is not None:
-        return BrilliantBoarWindowHeuristic.for_game(game, config, seed=seed, window=window, **styled)
+        return BrilliantBoarWindowHeuristic.for_game(table, seed=seed, window=window, **styled)
     if style == "scoring":
-        return TheBrainScoringHeuristic.for_game(game, config, seed=seed)
-    return heuristic_class(game).for_game(game, config, seed=seed, **styled)
+        return TheBrainScoringHeuristic.for_game(table, seed=seed)
+    return heuristic_class(table.id).for_game(table, seed=seed, **styled)
 
 
 HEURISTIC = PolicyKind(

@@ -4,7 +4,7 @@ reads them by name."""
 
 from __future__ import annotations
 
-from braincards.envs import get_spec
+from braincards.envs import TableConfig, get_spec, table_config
 
 
 class LayoutPlayer:
@@ -15,14 +15,14 @@ class LayoutPlayer:
     PIECES: tuple[str, ...] = ()
 
     @classmethod
-    def for_game(cls, game: str, config: dict | None = None, seed: int | None = None, **kwargs):
-        """A player for ``game`` built from the env's layout under ``config`` (a ValueError
-        when it plays another game, or for a bad config)."""
-        if game != cls.GAME:
+    def for_game(cls, table: str | TableConfig, config: dict | None = None, seed: int | None = None, **kwargs):
+        """A player for ``table`` (a :class:`TableConfig`, or a game and its ``config``) built
+        from the env's layout (a ValueError when it plays another game, or for a bad config)."""
+        table = table_config(table, config)
+        if table.id != cls.GAME:
             raise ValueError(f"the {cls.name} policy plays {get_spec(cls.GAME).title} only "
-                             f"({cls.GAME} only), not {game}")
-        config = dict(config or {})
-        return cls(get_spec(game).observation_layout(config), config, seed=seed, **kwargs)
+                             f"({cls.GAME} only), not {table.id}")
+        return cls(table.layout(), table.config, seed=seed, **kwargs)
 
     def __init__(self, layout: dict, config: dict | None = None, seed: int | None = None):
         missing = [k for k in self.PIECES if k not in layout]

@@ -32,7 +32,7 @@ from bisect import bisect_left
 
 import numpy as np
 
-from braincards.envs import the_brain
+from braincards.envs import TableConfig, the_brain
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import (
     COVER,
@@ -285,9 +285,9 @@ class TheBrainGreedy(LayoutPlayer):
         return plan[step]
 
 
-def make_greedy(game: str, config: dict | None = None, seed: int | None = None) -> TheBrainGreedy:
+def make_greedy(table: str | TableConfig, config: dict | None = None, seed: int | None = None) -> TheBrainGreedy:
     """Factory for the ``greedy`` spec: The Brain only."""
-    return TheBrainGreedy.for_game(game, config, seed=seed)
+    return TheBrainGreedy.for_game(table, config, seed=seed)
 
 
 GREEDY = PolicyKind("greedy", "a one-ply look-ahead over whole turns (TheBrainGreedy)", make_greedy,

@@ -24,6 +24,8 @@ both of its parts.
 
 from __future__ import annotations
 
+from braincards.envs import TableConfig, table_config
+
 from ..kinds import Param, PolicyKind
 from ..network import CheckpointPolicy, load_policy
 from ..policy import legal_actions
@@ -83,7 +85,7 @@ class GuidedPolicy:
         return max(proposed, key=lambda a: scores[a])  # the first of the best: the network's order
 
 
-def make_guided(game: str, config: dict | None = None, seed: int | None = None, *, checkpoint: str,
+def make_guided(table: str | TableConfig, config: dict | None = None, seed: int | None = None, *, checkpoint: str,
                 top: int = DEFAULT_TOP, judge: str = "greedy", samples: int | None = None,
                 nodes: int | None = None, confident: float | None = None) -> GuidedPolicy:
     """A :class:`GuidedPolicy` of ``checkpoint`` (a shipped name or a path) for ``game``, its
@@ -94,13 +96,14 @@ def make_guided(game: str, config: dict | None = None, seed: int | None = None, 
     if judge != "pimc" and (samples is not None or nodes is not None):
         raise ValueError("samples and nodes are the pimc judge's budget: add judge=pimc, or leave them out")
     _check_confident(confident)
-    network = load_policy(checkpoint, game=game, config=config, seed=seed, name=checkpoint)
+    table = table_config(table, config)
+    network = load_policy(checkpoint, game=table.id, config=table.config, seed=seed, name=checkpoint)
     name = f"guided:checkpoint={checkpoint},top={top}"
     if judge == "pimc":
-        referee = make_pimc(game, config or {}, seed=seed, samples=samples, nodes=nodes)
+        referee = make_pimc(table, seed=seed, samples=samples, nodes=nodes)
         name += f",judge=pimc,samples={referee.samples},nodes={referee.nodes}"
     else:
-        referee = make_greedy(game, config, seed=seed)
+        referee = make_greedy(table, seed=seed)
     if confident is not None:
         name += f",confident={confident:g}"
     return GuidedPolicy(network, referee, top=top, name=name, confident=confident)

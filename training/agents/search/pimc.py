@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from braincards.envs import the_brain
+from braincards.envs import TableConfig, the_brain
 from braincards.envs.the_brain import rules
 from braincards.envs.the_brain.cards import NUM_CARDS, VISIBLE_SYMBOL_OF
 
@@ -356,10 +356,10 @@ class PIMCPolicy(LayoutPlayer):
         return votes
 
 
-def make_pimc(game: str, config: dict, seed: int | None = None, samples: int | None = None,
-              nodes: int | None = None) -> PIMCPolicy:
+def make_pimc(table: str | TableConfig, config: dict | None = None, seed: int | None = None,
+              samples: int | None = None, nodes: int | None = None) -> PIMCPolicy:
     """Factory for the ``pimc`` spec: The Brain only."""
-    return PIMCPolicy.for_game(game, config, seed=seed, samples=samples or PIMCPolicy.DEFAULT_SAMPLES,
+    return PIMCPolicy.for_game(table, config, seed=seed, samples=samples or PIMCPolicy.DEFAULT_SAMPLES,
                                nodes=nodes or PIMCPolicy.DEFAULT_NODES)
 
 

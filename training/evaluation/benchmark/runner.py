@@ -19,6 +19,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from braincards.envs import table_config
 from braincards.training.files import write_json
 
 from ...agents.checkpoint import CheckpointError, read_metadata
@@ -112,7 +113,7 @@ def run_policy(suite: Suite, spec, out: Path, *, quick: bool = True, games: int 
     label = spec_label(spec)
     partial = Path(out) / "partial"
     counts = [game_count(suite, s, quick, games) for s in suite.scenarios]
-    validate_specs(suite.game, suite.scenarios[0].config, {"focal": spec})  # a bad spec fails now
+    validate_specs(table_config(suite.game, suite.scenarios[0].config), {"focal": spec})  # a bad spec fails now
     who = policy_metadata(spec)
     bar = tqdm(total=sum(counts), desc=f"{suite.name} {label}", unit="game", file=sys.stderr,
                disable=not (sys.stderr.isatty() if progress is None else progress))

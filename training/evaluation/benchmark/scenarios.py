@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from braincards.envs import derive_seed, get_spec
+from braincards.envs import derive_seed, table_config
 
 from ..harness import rotation, run_tasks, validate_specs
 from ..oracle import oracle_cell
@@ -66,11 +66,12 @@ def play_scenario(scenario: Scenario, focal, games: int, *, workers: int = 1,
     runner gives the same records). Returns ``values`` (the focal metric per game), and per
     game the raw ``wins`` and ``scores`` of the focal seats."""
     specs = {FOCAL: focal, **{spec: spec for spec, _ in scenario.background}}
-    validate_specs(scenario.game, scenario.config, specs)
+    table = table_config(scenario.game, scenario.config)
+    validate_specs(table, specs)
     tasks = scenario_tasks(scenario, games)
-    records = runner(scenario.game, scenario.config, specs, tasks, seed=scenario.seed,
+    records = runner(table, specs, tasks, seed=scenario.seed,
                      workers=workers, progress=progress, desc=scenario.id)
-    coop = get_spec(scenario.game).cooperative
+    coop = table.cooperative
     return {
         "values": [game_metric(r, scenario.metric, coop) for r in records],
         "wins": [game_metric(r, "win", coop) for r in records],

@@ -17,16 +17,18 @@ import warnings
 import ray
 from tqdm import tqdm
 
+from braincards.envs import TableConfig
+
 from ...agents.checkpoint import CheckpointConfigWarning
 from ...evaluation.harness import Table
 
 
 @ray.remote
-def _play_chunk(game: str, config: dict, specs: dict, seed: int, deterministic: bool,
+def _play_chunk(table: TableConfig, specs: dict, seed: int, deterministic: bool,
                 tasks: list) -> list[dict]:
     warnings.simplefilter("ignore", CheckpointConfigWarning)
-    table = Table(game, config, specs, seed, deterministic)
-    return [table.play(t) for t in tasks]
+    player = Table(table, specs, seed, deterministic)
+    return [player.play(t) for t in tasks]
 
 
 def ray_runner(address: str | None, *, chunk: int = 20):
@@ -37,8 +39,7 @@ def ray_runner(address: str | None, *, chunk: int = 20):
                  include_dashboard=False, log_to_driver=False)
 
     def run(
-        game: str,
-        config: dict,
+        table: TableConfig,
         specs: dict,
         tasks: list,
         *,
@@ -50,7 +51,7 @@ def ray_runner(address: str | None, *, chunk: int = 20):
     ) -> list[dict]:
         size = max(1, min(chunk, math.ceil(len(tasks) / max(1, workers))))
         chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
-        pending = {_play_chunk.remote(game, config, specs, seed, deterministic, c): k
+        pending = {_play_chunk.remote(table, specs, seed, deterministic, c): k
                    for k, c in enumerate(chunks)}
         done: dict[int, list[dict]] = {}
         enabled = sys.stderr.isatty() if progress is None else progress
