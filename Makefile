@@ -89,5 +89,22 @@ $(RLLIB_VENV)/.installed: pyproject.toml Makefile
 test-rllib: $(RLLIB_VENV)/.installed
 	$(RLLIB_VENV)/bin/python -m pytest -q --durations=5 tests/rllib
 
+# The envs inside other libraries (TorchRL, Tianshou, OpenSpiel; docs/interop/): the interop extra
+# in its own venv, so the core install stays light. Same order: the CPU torch first, and torch
+# pinned again beside the extra so no library swaps it.
+INTEROP_VENV := .interop-venv
+
+.PHONY: test-interop
+
+$(INTEROP_VENV)/.installed: pyproject.toml Makefile
+	test -x $(INTEROP_VENV)/bin/python || $(PYTHON) -m venv $(INTEROP_VENV)
+	$(INTEROP_VENV)/bin/python -m pip install -q --upgrade pip "setuptools>=77" wheel
+	$(INTEROP_VENV)/bin/python -m pip install -q $(TORCH)
+	$(INTEROP_VENV)/bin/python -m pip install -q -e '.[interop,train,dev]' $(TORCH)
+	touch $@
+
+test-interop: $(INTEROP_VENV)/.installed
+	$(INTEROP_VENV)/bin/python -m pytest -q --durations=5 -n 2 tests/interop
+
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) build dist *.egg-info
+	rm -rf $(VENV) $(BENCH_VENV) $(RLLIB_VENV) $(INTEROP_VENV) build dist *.egg-info

@@ -13,7 +13,10 @@ Every fenced block names its language, which says how it is checked:
   ``crossplay``, ``league`` with built-in policies only) are run with few games; every
   ``make TARGET`` must be a Makefile target;
 * ``json`` - parsed; ``yaml`` - parsed;
-* ``text`` - not code (synopses, layouts, sample output): not checked.
+* ``text`` - not code (synopses, layouts, sample output): not checked;
+* a ``python`` block that only includes a file (``--8<-- "examples/x.py"``, shown whole in the
+  site) - the file must exist and a test must run it (the interop examples run in
+  ``tests/interop``, in their own venv).
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ README_LIMIT = 10 * 1024  # bytes: the README is a landing page, the rest lives 
 FIRST_SCREEN = 30  # lines
 
 PYTHON, SHELL, DATA, TEXT = {"python"}, {"bash", "sh", "shell"}, {"json", "yaml"}, {"text"}
+INCLUDED = {"included"}  # a python block that includes one file (see the module docstring)
+INCLUDE = re.compile(r'--8<-- "([^"]+)"\n')
 
 # Exact text replaced in python blocks before they run, to keep the test fast (each block
 # is otherwise run as written)
@@ -79,7 +84,11 @@ def readme_blocks(text: str = README, page: str = "README.md") -> list[Block]:
         elif line.startswith("```"):
             end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith("```")), None)
             assert end is not None, f"{page}:{i + 1}: code block never closed"
-            blocks.append(Block(line[3:].strip(), "\n".join(lines[i + 1 : end]) + "\n", i + 1, section, page))
+            info, code = line[3:].split(), "\n".join(lines[i + 1 : end]) + "\n"
+            lang = info[0] if info else ""
+            if lang in PYTHON and INCLUDE.fullmatch(code):
+                lang = "included"
+            blocks.append(Block(lang, code, i + 1, section, page))
             i = end
         i += 1
     return blocks
@@ -171,7 +180,7 @@ def test_every_docs_page_is_in_the_site_navigation():
 
 # ---------------------------------------------------------------------------- blocks
 def test_every_block_names_a_language_that_says_how_it_is_checked():
-    known = PYTHON | SHELL | DATA | TEXT
+    known = PYTHON | SHELL | DATA | TEXT | INCLUDED
     bad = [f"{b.where()}: ```{b.lang}" for b in BLOCKS if b.lang not in known]
     assert not bad, (
         f"code blocks without a known language {bad}; use one of {sorted(known)} "
@@ -245,6 +254,14 @@ def test_sections_with_checks_still_exist():
     sections = set(_sections_with(PYTHON))
     for key in PLAYED_A_GAME | BARE:
         assert key in sections, f"{key} has no python block any more: update PLAYED_A_GAME / BARE"
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang in INCLUDED], ids=lambda b: f"{b.page}:{b.line}")
+def test_included_files_exist_and_a_test_runs_them(block):
+    path = INCLUDE.fullmatch(block.code).group(1)
+    assert (ROOT / path).is_file(), f"{block.where()} includes {path}, which does not exist"
+    tests = "".join(p.read_text() for p in (ROOT / "tests").rglob("test_*.py"))
+    assert path in tests, f"{block.where()} includes {path}, which no test under tests/ runs"
 
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang in DATA], ids=lambda b: f"{b.page}:{b.line}")

@@ -93,6 +93,14 @@ class CardGameEnv(AECEnv):
         """A new game from the seeded ``rng`` and the (scripted) reset ``options``."""
         raise NotImplementedError
 
+    def deal_state(self, rng: random.Random, options: dict | None = None):
+        """The rules state of a new game dealt from ``rng``, as ``reset()`` deals it from its
+        seeded generator (``reset(seed=s)`` deals ``deal_state(random.Random(s))``), with the
+        same scripted reset ``options``. ``rng`` may be any ``random.Random``, e.g. one whose
+        draws are explicit chance outcomes (the OpenSpiel adapter). The env's own game is
+        left as it is; ``reset(options={"state": s.to_dict()})`` plays the dealt state."""
+        return self._new_state(rng, check_options(options, self.RESET_OPTIONS))
+
     def _state_fit(self, state) -> dict[str, tuple]:
         """``{name: (value in state, value in this env)}`` for every config value a
         saved state must share with the env it is restored into."""
