@@ -98,7 +98,7 @@ def _guided_to_act() -> dict:
 
 
 def _click_to_step() -> dict:
-    client = TestClient(create_app(replay_dir=tempfile.mkdtemp()))
+    client = TestClient(create_app(replay_dir=tempfile.mkdtemp()), base_url="http://localhost")  # a Host it answers
     game = {"game": "the_brain", "options": {"num_players": 2}, "seats": ["human", "heuristic"], "seed": 3}
     gid = client.post("/api/games", json=game).json()["id"]
     view = client.get(f"/api/games/{gid}").json()
