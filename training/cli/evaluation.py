@@ -1,4 +1,4 @@
-"""``braincards evaluate``, ``crossplay`` and ``league``: seat policies and measure them."""
+"""``braincards evaluate``, ``crossplay``, ``league`` and ``xp``: seat policies and measure them."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from ..agents.specs import cli_help
 from ..evaluation.crossplay import crossplay, format_crossplay
 from ..evaluation.evaluate import evaluate, format_evaluation
 from ..evaluation.league import format_league, league
+from ..evaluation.xp import format_xp, xp_report
+from ..learning.yaml_files import read_yaml
 from .common import add_table_options, progress, write_json_result
 from .tables import table_options
 
@@ -37,6 +39,17 @@ def add_commands(sub) -> None:
     lg.add_argument("--out", required=True, metavar="DIR", help="where ratings.md/.csv go")
     add_table_options(lg)
     lg.set_defaults(func=cmd_league)
+
+    xp = sub.add_parser("xp", help="cross-play report over seeds and recipes: self-play, intra-, inter-recipe, held-out",
+                        description="Cross-play every agent of a report's recipes (one per seed) with each other "
+                                    "and with its held-out partners, on the same deals; pool the cells per recipe.")
+    xp.add_argument("runs", metavar="RUNS.yaml", help="game, config, recipes: {name: [spec, ...]}, held_out: [spec, "
+                    "...], games, seed")
+    xp.add_argument("--games", type=int, default=None, help="games per cell (default: the file's, else 100)")
+    xp.add_argument("--workers", type=int, default=1, help="processes that play the games")
+    xp.add_argument("--out", required=True, metavar="DIR", help="where xp.json/.md/.png and the matrix go")
+    xp.add_argument("--quiet", action="store_true", help="no progress bar")
+    xp.set_defaults(func=cmd_xp)
 
 
 def _games(cooperative: bool) -> str:
@@ -76,4 +89,14 @@ def cmd_league(args) -> int:
                     deterministic=not args.stochastic, progress=progress(args))
     print(format_league(result))
     print("\nwrote " + ", ".join(result["files"]))
+    return 0
+
+
+def cmd_xp(args) -> int:
+    runs = read_yaml(args.runs, "cross-play report")
+    if args.games is not None and isinstance(runs, dict):
+        runs = {**runs, "games": args.games}
+    report = xp_report(runs, workers=args.workers, out_dir=args.out, progress=False if args.quiet else None)
+    print(format_xp(report))
+    print("\nwrote " + ", ".join(report["files"]))
     return 0

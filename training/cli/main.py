@@ -33,6 +33,8 @@ COMMANDS = {
     "evaluate": ("evaluation", "seat policies and play N games: win rates, scores, CIs", "train"),
     "crossplay": ("evaluation", "cooperative cross-play matrix (CSV + heatmap PNG)", "train"),
     "league": ("evaluation", "round-robin ratings (openskill) of competitive policies", "train"),
+    "xp": ("evaluation", "cross-play report over seeds and recipes: self-play, intra-, inter-recipe, held-out",
+           "train"),
     "oracle": ("oracle", "The Brain: share of deals winnable with every card known", "train"),
     "play": ("play", "play in the terminal with or against policies", "train"),
     "train": ("train", "train a policy from a YAML config (MaskablePPO, or RLlib)", "train"),
