@@ -40,6 +40,8 @@ COMMANDS = {
     "train": ("train", "train a policy from a YAML config (MaskablePPO, or RLlib)", "train"),
     "benchmark": ("benchmark", "a policy on a versioned benchmark suite: normalised scorecard", "train"),
     "serve": ("serve", "play, watch replays and run studies in the browser", "web"),
+    "study-export": ("serve", "a study's human decisions for behaviour cloning (train/test split by participant)",
+                     "web"),
     "export": ("export", "a checkpoint's network as an ONNX file (torch-free inference)", "onnx"),
 }
 

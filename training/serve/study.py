@@ -125,7 +125,7 @@ class Study:
         self.registry_path = study["out"] / "participants.json"
         self.deals_path = study["out"] / "deals.json"
         self._deals: dict[str, int] = json.loads(self.deals_path.read_text()) if self.deals_path.is_file() else {}
-        self.rows = _read_rows(self.csv_path)
+        self.rows = read_rows(self.csv_path)
         self._participants: dict[str, dict] = {}
         self._lock = threading.Lock()
         registered = json.loads(self.registry_path.read_text()) if self.registry_path.is_file() else []
@@ -208,7 +208,8 @@ class Study:
             files.write_text(self.csv_path, _csv_text(self.rows))
 
 
-def _read_rows(path: Path) -> list[dict]:
+def read_rows(path: Path) -> list[dict]:
+    """The rows of a study's results CSV (none when it does not exist yet)."""
     if not path.is_file():
         return []
     with open(path, newline="", encoding="utf-8") as fh:
