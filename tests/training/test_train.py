@@ -451,10 +451,10 @@ def test_replay_chunks_fits_each_chunk_with_the_previous_ones(monkeypatch):
                               "pretrain": {"teacher": "heuristic", "games": 9, "chunk_games": 3, "epochs": 1,
                                            "dagger": True, "replay_chunks": 2}})
     recorded, fitted = [], []
-    real_record, real_fit = pretraining.record_games, pretraining._fit
+    real_record, real_fit = pretraining.record_games, pretraining.fit_minibatches
     monkeypatch.setattr(pretraining, "record_games",
                         lambda *a: recorded.append(real_record(*a)) or recorded[-1])
-    monkeypatch.setattr(pretraining, "_fit", lambda policy, opt, p, rng, obs, *rest: (
+    monkeypatch.setattr(pretraining, "fit_minibatches", lambda policy, opt, p, rng, obs, *rest: (
         fitted.append(obs.numpy().copy()), real_fit(policy, opt, p, rng, obs, *rest)))
     venv = make_vec_env(cfg)
     model = build_model(cfg, venv, None)
@@ -504,8 +504,8 @@ def _record_ahead_run(monkeypatch, **pretrain_options):
                                            "dagger": True, "replay_chunks": 2, "record_ahead": True,
                                            **pretrain_options}})
     fits, asked = [], []
-    real_fit, real_ask = pretraining._fit, pretraining.Recorder.ask
-    monkeypatch.setattr(pretraining, "_fit", lambda *a: (fits.append(1), real_fit(*a)))
+    real_fit, real_ask = pretraining.fit_minibatches, pretraining.Recorder.ask
+    monkeypatch.setattr(pretraining, "fit_minibatches", lambda *a: (fits.append(1), real_fit(*a)))
     monkeypatch.setattr(pretraining.Recorder, "ask", lambda self, done, policy: (
         asked.append((done, len(fits), cfg.pretrain.learner_plays(done))), real_ask(self, done, policy)))
     venv = make_vec_env(cfg)

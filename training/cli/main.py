@@ -42,6 +42,7 @@ COMMANDS = {
     "serve": ("serve", "play, watch replays and run studies in the browser", "web"),
     "study-export": ("serve", "a study's human decisions for behaviour cloning (train/test split by participant)",
                      "web"),
+    "proxy": ("proxy", "behaviour-cloning proxies of a study's people (train and test split)", "train"),
     "export": ("export", "a checkpoint's network as an ONNX file (torch-free inference)", "onnx"),
 }
 

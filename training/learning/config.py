@@ -31,6 +31,8 @@ from pydantic import (
 from braincards.envs import SPECS, GameSpec, TableConfig, get_spec, table_config
 from braincards.training.messages import SHOWN_CHARS, shorten, shown
 
+from ..agents.checkpoint import read_metadata
+from ..agents.locations import resolve_checkpoint
 from .backends import BACKENDS, MOVED, RLlibBackend, SB3Backend, has_key, upgrade_training
 from .config_limits import (
     MAX_BATCH_SIZE,
@@ -278,6 +280,7 @@ class TrainConfig(StrictModel):
         if self.shaping and spec.progress is None:
             raise ValueError(f"shaping={self.shaping}: {self.game} has no progress measure; "
                              f"set 0 for {self.game}")
+        _no_evaluation_only_partner(self)
         rollout = self.ppo.n_steps * self.n_envs
         if rollout > MAX_ROLLOUT_STEPS:
             raise ValueError(f"ppo.n_steps * n_envs = {self.ppo.n_steps} * {self.n_envs} = {rollout:,} steps "
@@ -307,6 +310,22 @@ class TrainConfig(StrictModel):
     @property
     def num_players(self) -> int:
         return self._num_players
+
+
+def _no_evaluation_only_partner(cfg: TrainConfig) -> None:
+    """A ValueError when the run would train with a test-split proxy (``braincards proxy
+    fit``'s ``proxy_test``): it is kept for evaluation, so that a score with it measures play
+    with people no training run saw."""
+    used = [("opponents.pool", s.source) for s in cfg.opponents.pool if s.source != "snapshots"]
+    if cfg.pretrain is not None:
+        used.append(("pretrain.teacher", cfg.pretrain.teacher))
+    if cfg.backend.name == "sb3" and cfg.backend.init_from:
+        used.append(("backend.init_from", cfg.backend.init_from))
+    for key, spec in used:
+        path = resolve_checkpoint(spec)
+        if path is not None and (read_metadata(path).get("proxy") or {}).get("split") == "test":
+            raise ValueError(f"{key} {spec!r} is a test-split proxy, kept for evaluation only; train with "
+                             f"the train-split proxy (proxy_train) instead")
 
 
 def _games() -> list[str]:

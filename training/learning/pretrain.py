@@ -187,7 +187,7 @@ def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
             held_out = _agreement(policy, obs_t, masks, act_t) if done > n else None
             kept.append((obs_t, masks_t, act_t, ret_t, hand_t))
             fit = kept[0] if len(kept) == 1 else joined.join(kept)
-            _fit(policy, opt, p, rng, *fit)
+            fit_minibatches(policy, opt, p, rng, *fit)
             if recorder and not ahead and done < p.games:
                 recorder.ask(done, policy)
             stats = _chunk_stats(policy, p, done, obs_t, masks, act_t, ret_t, hand_t, held_out, lr, learner, log)
@@ -291,7 +291,7 @@ def _record_chunk(state: tuple, asked: tuple) -> tuple[np.ndarray, ...]:
     return record_games(envs, teachers, games, cfg.ppo.gamma, rng, policy if weights is not None else None)
 
 
-def _fit(policy, opt, p, rng, obs_t, masks_t, act_t, ret_t, hand_t) -> None:
+def fit_minibatches(policy, opt, p, rng, obs_t, masks_t, act_t, ret_t, hand_t) -> None:
     """``p.epochs`` passes of minibatch Adam over the samples: masked cross-entropy to the
     teacher's actions, the value head's squared error, and the hand loss if ``hand_t``; the
     policy is left in evaluation mode."""
