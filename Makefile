@@ -6,16 +6,23 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed
+VENV_EXTRAS := train,dev,web,onnx
 BENCH_VENV := .bench-venv
 
 .PHONY: install test lint bench train clean
 
+# A venv $(1) with the package and its extras $(2): the CPU torch first, and pinned again beside
+# the extras, so that no dependency swaps it (.venv, .rllib-venv and .interop-venv are made this way).
+define venv_with_extras
+	test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install -q --upgrade pip "setuptools>=77" wheel
+	$(1)/bin/python -m pip install -q $(TORCH)
+	$(1)/bin/python -m pip install -q -e '.[$(2)]' $(TORCH)
+	touch $(1)/.installed
+endef
+
 $(STAMP): pyproject.toml Makefile
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip "setuptools>=77" wheel
-	$(PY) -m pip install -q $(TORCH)
-	$(PY) -m pip install -q -e '.[train,dev,web,onnx]' $(TORCH)
-	touch $(STAMP)
+	$(call venv_with_extras,$(VENV),$(VENV_EXTRAS))
 
 install: $(STAMP)
 
@@ -76,15 +83,12 @@ bench: $(BENCH_VENV)/.installed
 # Ray RLlib scale-out (issue 10): ray[rllib] pins one gymnasium version, so it lives in its
 # own venv and `make test` never installs it. Same order as above: the CPU torch first.
 RLLIB_VENV := .rllib-venv
+RLLIB_EXTRAS := rllib,train,dev
 
 .PHONY: test-rllib
 
 $(RLLIB_VENV)/.installed: pyproject.toml Makefile
-	test -x $(RLLIB_VENV)/bin/python || $(PYTHON) -m venv $(RLLIB_VENV)
-	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip "setuptools>=77" wheel
-	$(RLLIB_VENV)/bin/python -m pip install -q $(TORCH)
-	$(RLLIB_VENV)/bin/python -m pip install -q -e '.[rllib,train,dev]' $(TORCH)
-	touch $@
+	$(call venv_with_extras,$(RLLIB_VENV),$(RLLIB_EXTRAS))
 
 test-rllib: $(RLLIB_VENV)/.installed
 	$(RLLIB_VENV)/bin/python -m pytest -q --durations=5 tests/rllib
@@ -93,15 +97,12 @@ test-rllib: $(RLLIB_VENV)/.installed
 # in its own venv, so the core install stays light. Same order: the CPU torch first, and torch
 # pinned again beside the extra so no library swaps it.
 INTEROP_VENV := .interop-venv
+INTEROP_EXTRAS := interop,train,dev
 
 .PHONY: test-interop
 
 $(INTEROP_VENV)/.installed: pyproject.toml Makefile
-	test -x $(INTEROP_VENV)/bin/python || $(PYTHON) -m venv $(INTEROP_VENV)
-	$(INTEROP_VENV)/bin/python -m pip install -q --upgrade pip "setuptools>=77" wheel
-	$(INTEROP_VENV)/bin/python -m pip install -q $(TORCH)
-	$(INTEROP_VENV)/bin/python -m pip install -q -e '.[interop,train,dev]' $(TORCH)
-	touch $@
+	$(call venv_with_extras,$(INTEROP_VENV),$(INTEROP_EXTRAS))
 
 test-interop: $(INTEROP_VENV)/.installed
 	$(INTEROP_VENV)/bin/python -m pytest -q --durations=5 -n 2 tests/interop

@@ -18,7 +18,7 @@ import gymnasium
 from . import brilliant_boar, oh_my_brain, the_brain
 from .core.errors import IllegalActionError
 from .core.rng import derive_seed
-from .core.spec import GameSpec
+from .core.spec import GameSpec, find_spec
 from .core.table_config import TableConfig, table_config
 
 GAMES = (the_brain, oh_my_brain, brilliant_boar)  # a new game: one more entry here
@@ -36,11 +36,7 @@ SOLO_ENVS: dict[str, str] = {
 def get_spec(name: str) -> GameSpec:
     """The spec of a game by env id or name (``"the_brain_v0"`` or ``"the_brain"``); a
     ValueError names the known games otherwise."""
-    if isinstance(name, str):
-        spec = SPECS.get(name) or SPECS.get(f"{name}_v0")
-        if spec is not None:
-            return spec
-    raise ValueError(f"unknown game {name!r}; known games: {sorted(SPECS)}")
+    return find_spec(name)
 
 
 def make(name: str, *, raw: bool = False, **config):

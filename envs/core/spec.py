@@ -179,7 +179,11 @@ class GameSpec:
         return {"observation_shape": list(spaces["observation_shape"]), "action_n": spaces["action_n"]}
 
     def _spaces(self, config: dict | None, history_k: int) -> dict:
-        env = self.table(self.check_options(config), history_k)
+        return self.measure_spaces(self.check_options(config), history_k)
+
+    def measure_spaces(self, checked: dict, history_k: int = 0) -> dict:
+        """The spaces of an env built with ``checked`` options (checked already, not again)."""
+        env = self.table(checked, history_k)
         agent = env.possible_agents[0]
         out = {"observation_shape": list(env.observation_space(agent)["observation"].shape),
                "action_n": int(env.action_space(agent).n)}
@@ -193,7 +197,11 @@ class GameSpec:
         return {name: dict(piece) for name, piece in layout.items()}
 
     def _observation_layout(self, config: dict | None) -> dict:
-        env = self.raw_env(**self.check_options(config))
+        return self.measure_layout(self.check_options(config))
+
+    def measure_layout(self, checked: dict) -> dict:
+        """The observation layout of an env built with ``checked`` options (not checked again)."""
+        env = self.raw_env(**checked)
         layout = env.observation_layout()
         env.close()
         return layout
@@ -226,6 +234,16 @@ class GameSpec:
                 return [False] * len(scores)
             return [x == best for x in scores]
         return [r > 0 for r in rewards]
+
+
+def find_spec(name) -> GameSpec:
+    """The declared spec of a game by env id or name (``"the_brain_v0"`` or ``"the_brain"``);
+    a ValueError names the known games otherwise."""
+    if isinstance(name, str):
+        spec = DECLARED.get(name) or DECLARED.get(f"{name}_v0")
+        if spec is not None:
+            return spec
+    raise ValueError(f"unknown game {name!r}; known games: {sorted(DECLARED)}")
 
 
 def declared(spec_id: str) -> GameSpec:

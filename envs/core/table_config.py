@@ -11,9 +11,7 @@ id and options (a worker process resolves its own).
 
 from __future__ import annotations
 
-from typing import Any
-
-from .spec import DECLARED, GameSpec
+from .spec import GameSpec, find_spec
 
 _RESOLVED: dict[tuple[str, str], TableConfig] = {}
 _RESOLVED_MAX = 4096  # a long-lived server sees many configs
@@ -66,9 +64,7 @@ class TableConfig:
     def layout(self) -> dict:
         """The env's ``observation_layout()`` (a copy; built once)."""
         if self._layout is None:
-            env = self.spec.raw_env(**self._options)  # options checked already: built as they are
-            self._layout = env.observation_layout()
-            env.close()
+            self._layout = self.spec.measure_layout(self._options)
         return {name: dict(piece) for name, piece in self._layout.items()}
 
     def spaces(self, history_k: int = 0) -> dict:
@@ -76,11 +72,7 @@ class TableConfig:
         slots of the history wrapper); a copy, built once."""
         k = int(history_k)
         if k not in self._spaces:
-            env = self.table(k)
-            agent = env.possible_agents[0]
-            self._spaces[k] = {"observation_shape": list(env.observation_space(agent)["observation"].shape),
-                               "action_n": int(env.action_space(agent).n)}
-            env.close()
+            self._spaces[k] = self.spec.measure_spaces(self._options, k)
         found = self._spaces[k]
         return {"observation_shape": list(found["observation_shape"]), "action_n": found["action_n"]}
 
@@ -115,7 +107,7 @@ def table_config(game: str | GameSpec | TableConfig, config: dict | None = None)
         if config is not None and table_config(game.spec, config) != game:
             raise ValueError(f"{game!r} was given with other options {config!r}; give one or the other")
         return game
-    spec = game if isinstance(game, GameSpec) else _spec(game)
+    spec = game if isinstance(game, GameSpec) else find_spec(game)
     if config is not None and not isinstance(config, dict):
         raise ValueError(f"{spec.id} options must be a mapping, got {type(config).__name__}")
     try:
@@ -132,10 +124,3 @@ def table_config(game: str | GameSpec | TableConfig, config: dict | None = None)
         _RESOLVED[given] = found
     return found
 
-
-def _spec(name: Any) -> GameSpec:
-    if isinstance(name, str):
-        spec = DECLARED.get(name) or DECLARED.get(f"{name}_v0")
-        if spec is not None:
-            return spec
-    raise ValueError(f"unknown game {name!r}; known games: {sorted(DECLARED)}")
