@@ -314,7 +314,7 @@ def test_boar_cloning_labels_are_the_heuristic_rule_of_the_recorded_observation(
 
 # ---------------------------------------------------------------------------- specs
 def test_unknown_spec_lists_what_is_allowed():
-    allowed = ("allowed policy specs: 'random', 'heuristic[:style=careful|cautious|scoring]', 'greedy', 'pimc[:samples=N,nodes=N]', "
+    allowed = ("allowed policy specs: 'random', 'heuristic[:style=careful|cautious|bold|scoring]', 'greedy', 'pimc[:samples=N,nodes=N]', "
                "'guided:checkpoint=NAME[,top=K,judge=greedy|pimc,samples=N,nodes=N,confident=P]', "
                "'package.module:attr'")
     with pytest.raises(PolicySpecError, match=re.escape(allowed)):

@@ -75,6 +75,15 @@ def test_when_tight_a_one_card_take_back_before_a_cover():
     assert _act(state, "cautious") == C("blue magnifying_glass")
 
 
+def test_the_bold_style_takes_back_a_big_stack_before_it_covers():
+    """R-B5 take_back: with the display tight and no one-card stack, the bold style takes a
+    two-card stack back (holding more cards for later) where the careful player covers."""
+    state = table(2, hands=[["red fingerprint", "blue magnifying_glass"], ["purple brain"]],
+                  display=[["red key", "grey safe"], ["grey brain", "green lock"]], limit=3)
+    assert _act(state) == C("blue magnifying_glass")
+    assert _act(state, "bold") == C("red fingerprint")
+
+
 def test_the_extra_card_is_the_card_it_would_least_keep():
     """R-B5 extra_card: the second card's action is ignored, so a donate card goes, not the
     cover or the remove card."""
@@ -138,7 +147,7 @@ def test_takes_back_the_stack_worth_most_for_its_size():
     {"num_players": 3, "difficulty": "amateur", "discard_peek": True, "hand_size": 4},
     {"num_players": 1, "difficulty": "robber"},
 ])
-@pytest.mark.parametrize("style", ["careful", "cautious"])
+@pytest.mark.parametrize("style", ["careful", "cautious", "bold"])
 def test_legal_everywhere_and_never_loses_a_turn_it_could_survive(config, style):
     """Every action is legal, and every lost game was lost on a turn where every way to play
     reached the limit (R-B6; the player sees its own cards and the display, all a turn uses)."""
@@ -159,16 +168,17 @@ def test_the_careful_team_wins_more_than_half_at_three_players_robber():
 
 # ---------------------------------------------------------------- styles and their specs
 def test_each_game_names_its_styles_and_refuses_the_others():
-    assert STYLES == {"the_brain_v0": ("careful", "cautious", "scoring"),
+    assert STYLES == {"the_brain_v0": ("careful", "cautious", "bold", "scoring"),
                       "oh_my_brain_v0": ("tidy", "shedder"), "brilliant_boar_v0": ("keeper", "shedder")}
     assert isinstance(make_policy("heuristic:style=scoring", "the_brain_v0"), TheBrainScoringHeuristic)
     assert make_policy("heuristic:style=cautious", "the_brain_v0").name == "heuristic:style=cautious"
+    assert make_policy("heuristic:style=bold", "the_brain_v0").name == "heuristic:style=bold"
     assert make_policy("heuristic:style=careful", "the_brain_v0").name == "heuristic"
     with pytest.raises(PolicySpecError, match=r"unknown heuristic style 'careful' for Oh My Brain; "
                                               r"allowed: \['tidy', 'shedder'\]"):
         make_policy("heuristic:style=careful", "oh_my_brain_v0")
-    with pytest.raises(PolicySpecError, match="unknown heuristic style 'bold'"):
-        make_policy("heuristic:style=bold", "the_brain_v0")
+    with pytest.raises(PolicySpecError, match="unknown heuristic style 'brave'"):
+        make_policy("heuristic:style=brave", "the_brain_v0")
     with pytest.raises(ValueError, match="unknown Brilliant Boar heuristic style 'tidy'"):
         make_heuristic("brilliant_boar_v0", {}, style="tidy")
 

@@ -12,7 +12,9 @@ still be added without losing: ``limit - 1 - stacks``. Decision by decision:
   2. while ``room >= SHED_ROOM`` (1 for the careful style): an extra_card when ``room >= 2``
      and it holds another card to play with it, else a donate card;
   3. a take back of a one-card stack; a cover; a remove card that clears one stack;
-     a donate card; a take back of a bigger stack (``cautious`` plays the cover first);
+     a donate card; a take back of a bigger stack (``cautious`` plays the cover first;
+     ``bold`` plays: a take back of any stack, a remove card that clears one, a cover, a
+     donate card);
   4. an extra_card, a remove card that clears nothing, then whatever is left;
 
   skipping any card that would bring the display to the limit while another card would not.
@@ -29,8 +31,10 @@ still be added without losing: ``limit - 1 - stacks``. Decision by decision:
   clear any more counts for it.
 * **draw** (optional draw rule): always; **discard peek**: always look.
 
-Two styles (``heuristic:style=...``): ``careful`` (the default) and ``cautious``, which
-sheds only while two stacks of room are left and covers before it takes back. The first
+Three styles (``heuristic:style=...``): ``careful`` (the default); ``cautious``, which
+sheds only while two stacks of room are left and covers before it takes back; and ``bold``,
+which, when the display is tight, takes back a stack of any size first (holding more cards
+for later) and keeps its covers until a remove card has had its chance. The first
 The Brain heuristic is kept as ``style=scoring`` (:mod:`.the_brain_scoring`).
 """
 
@@ -65,6 +69,7 @@ STYLES = {
     # style: (room needed to shed, the order of the valves when the display is tight)
     "careful": (1, ("take_back_one", "cover", "remove_one", "donate", "take_back")),
     "cautious": (2, ("cover", "take_back_one", "remove_one", "donate", "take_back")),
+    "bold": (1, ("take_back", "remove_one", "cover", "donate", "take_back_one")),
 }
 
 
