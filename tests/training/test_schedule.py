@@ -27,6 +27,13 @@ def test_evaluation_tables_by_mode():
                                "evaluation": {"opponents": ["random", "heuristic"]}})
     assert evaluation_tables(seat) == [("vs random", ["learner", "random", "random"]),
                                        ("vs heuristic", ["learner", "heuristic", "heuristic"])]
+    # a cooperative game in seat mode: the pool holds partners, and so do its evaluations
+    partner = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 3}, "total_timesteps": 10,
+                                  "mode": "seat", "evaluation": {"partners": ["greedy"], "opponents": ["random"]}})
+    assert evaluation_tables(partner) == [("with greedy", ["learner", "greedy", "greedy"])]
+    with pytest.raises(ValueError, match="mode 'seat' in a cooperative game evaluates the learner with each"):
+        parse_train_config({"game": "the_brain_v0", "env": {"num_players": 3}, "total_timesteps": 10,
+                            "mode": "seat", "evaluation": {"partners": []}})
 
 
 def test_primary_score_is_the_first_tables_win_rate_then_its_score():

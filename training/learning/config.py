@@ -138,7 +138,7 @@ class EvaluationConfig(StrictModel):
     games: int = Field(200, ge=1, le=MAX_EVAL_GAMES, description='games per evaluation table')
     seed: int = Field(12345, ge=0, le=MAX_SEED, description="the evaluations' seed (the same deals at every evaluation)")
     opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"], max_length=32, description='competitive games: one table per opponent spec')
-    partners: list[str] = Field(default_factory=lambda: ["heuristic"], max_length=32, description='cooperative games: one table per partner spec, beside the team table')
+    partners: list[str] = Field(default_factory=lambda: ["heuristic"], max_length=32, description='cooperative games: one table per partner spec (the learner at one seat, the partner at the others), beside the team table in team mode')
 
 
 class PretrainConfig(StrictModel):
@@ -280,6 +280,9 @@ class TrainConfig(StrictModel):
         if self.shaping and spec.progress is None:
             raise ValueError(f"shaping={self.shaping}: {self.game} has no progress measure; "
                              f"set 0 for {self.game}")
+        if self.mode == "seat" and spec.cooperative and not self.evaluation.partners:
+            raise ValueError("mode 'seat' in a cooperative game evaluates the learner with each "
+                             "evaluation.partners entry: name at least one partner")
         _no_evaluation_only_partner(self)
         rollout = self.ppo.n_steps * self.n_envs
         if rollout > MAX_ROLLOUT_STEPS:

@@ -3,7 +3,8 @@
 
 * :func:`evaluation_tables` / :func:`run_evaluation` - the learner's evaluation: a team game
   (every seat the learner) and the learner with each ``evaluation.partners`` for cooperative
-  games; the learner against each ``evaluation.opponents`` for competitive ones;
+  games (in seat mode, the learner with each partner only: the pool holds partners there);
+  the learner against each ``evaluation.opponents`` for competitive ones;
 * :func:`primary_score` - the number "best" is chosen by: the first table's win rate, ties
   broken by its mean score;
 * :class:`BackgroundEvaluation` - ``backend.background_evaluation``: the evaluations in a second
@@ -27,11 +28,11 @@ from .config import TrainConfig
 def evaluation_tables(cfg: TrainConfig) -> list[tuple[str, list]]:
     """(name, seats) of every evaluation: the learner is ``"learner"`` in the seat lists."""
     n = cfg.num_players
+    with_partners = [(f"with {p}", ["learner"] + [p] * (n - 1)) for p in cfg.evaluation.partners]
     if cfg.mode == "team":
-        tables = [("team" if n > 1 else "solo", ["learner"] * n)]
-        if n > 1:
-            tables += [(f"with {p}", ["learner"] + [p] * (n - 1)) for p in cfg.evaluation.partners]
-        return tables
+        return [("team" if n > 1 else "solo", ["learner"] * n)] + (with_partners if n > 1 else [])
+    if cfg.spec.cooperative:  # seat mode in a cooperative game: the other seats are partners
+        return with_partners
     return [(f"vs {o}", ["learner"] + [o] * (n - 1)) for o in cfg.evaluation.opponents]
 
 
