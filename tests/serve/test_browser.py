@@ -5,10 +5,17 @@ screenshot in build/screenshots/."""
 from __future__ import annotations
 
 import csv
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 
+from braincards.training.evaluation.replay import read_replay
 from braincards.training.serve import create_app
 
-from .conftest import LiveServer, screenshot
+from .conftest import LiveServer, _free_port, screenshot
 from .test_study import write_study
 
 
@@ -118,3 +125,61 @@ def test_the_page_says_which_table_a_checkpoint_partner_plays_at(web_page, live_
     screenshot(page, "the-brain-note-adopted")
     start_game(page, live_server.url, "the_brain_v0", {"num_players": 3, "difficulty": "cat_burglar"}, seats, 4)
     assert "difficulty: trained 'robber', here 'cat_burglar'" in page.inner_text("p.note")
+
+
+def _serve_study(study, port):
+    """``braincards serve --study`` in its own process (killed with SIGKILL by the test)."""
+    proc = subprocess.Popen([sys.executable, "-m", "braincards.training.cli", "serve", "--study", str(study),
+                             "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return proc
+        if proc.poll() is not None:
+            raise AssertionError(f"the server exited: {proc.stderr.read().decode()[-2000:]}")
+        time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("the server did not start")
+
+
+def test_a_study_survives_a_kill_9_in_the_middle_of_a_game(web_page, tmp_path):
+    """Issue 42: a participant three decisions into their first game; the server process is
+    killed with SIGKILL and started again. A reload shows the same game at the same step with
+    the same cards, the participant finishes both games, and the CSV has both rows with every
+    decision; the token was never in the address bar."""
+    page, port = web_page, _free_port()
+    study = write_study(tmp_path)
+    proc = _serve_study(study, port)
+    try:
+        page.goto(f"http://127.0.0.1:{port}/")
+        page.fill("#participant", "p-09")
+        page.click("#begin")
+        for _ in range(3):
+            page.wait_for_selector("button.move:not([disabled])")
+            page.query_selector_all("button.move")[0].click()
+            page.wait_for_function("document.querySelectorAll('button.move[disabled]').length == 0")
+        page.wait_for_selector("button.move:not([disabled])")  # the person's turn: no request in flight
+        before = (page.inner_text("#table"), page.inner_text(".muted"), page.url)
+        token = page.evaluate("sessionStorage.getItem('study')")
+        assert token and token not in page.url
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        proc = _serve_study(study, port)
+        page.reload()
+        page.wait_for_selector("button.move:not([disabled])")
+        assert (page.inner_text("#table"), page.inner_text(".muted"), page.url) == before
+        screenshot(page, "study-resumed")
+        for game in range(2):
+            page.wait_for_selector(f"#study-progress:has-text('Game {game + 1} of 2')")
+            click_until_over(page)
+            page.click("#continue")
+        page.wait_for_selector("#thanks")
+    finally:
+        proc.kill()
+        proc.wait(10)
+    rows = list(csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines()))
+    assert [(r["participant"], r["game_index"]) for r in rows] == [("p-09", "0"), ("p-09", "1")]
+    first = read_replay(tmp_path / "results" / "replays" / rows[0]["replay"])
+    you = first["header"]["seats"].index("human")
+    assert int(rows[0]["decisions"]) == sum(1 for s in first["steps"] if s["agent"] == f"player_{you}") >= 4

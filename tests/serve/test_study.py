@@ -25,6 +25,7 @@ game: the_brain
 options: {{num_players: 2, difficulty: robber}}
 games: 2
 out: {out}
+pace_ms: 0
 conditions:
   - {{name: cond-learned, seats: [human, random], deals: [d101, d102]}}
   - {{name: cond-rules, seats: [human, heuristic], deals: [d202, d203]}}
@@ -49,7 +50,8 @@ def test_conditions_are_counterbalanced_with_fixed_seeds(tmp_path):
                                  "conditions: [{name: a, seats: [random, random], deals: [x]}]",
                                  "conditions: [{name: a, seats: [human, random], seeds: [1]}]",
                                  "conditions: [{name: a, seats: [human, random], deals: [x, x]}]",
-                                 "conditions: [{name: a, seats: [human, random], deals: ['=cmd()']}]"])
+                                 "conditions: [{name: a, seats: [human, random], deals: ['=cmd()']}]",
+                                 "pace_ms: -1", "pace_ms: 99999", "pace_ms: fast", "step_mode: sometimes"])
 def test_a_bad_study_file_is_refused(tmp_path, bad):
     path = tmp_path / "bad.yaml"
     key = bad.split(":")[0]
@@ -182,8 +184,8 @@ def test_the_team_score_is_the_teams_not_the_sum_over_seats(tmp_path):
 def test_after_a_crash_numbers_are_not_handed_out_twice_and_tokens_still_work(tmp_path):
     """A server killed mid-study (nothing shut down: the app is dropped) and started again on
     the same results folder: the participant who finished game 1 goes on with game 2 under
-    the same token, the game under way starts again from its deal, and the next participant
-    gets a new number (the Latin square stays balanced)."""
+    the same token, the game under way is back where it was, and the next participant gets a
+    new number (the Latin square stays balanced)."""
     study = write_study(tmp_path, games=2)
     with TestClient(create_app(study=study), base_url=LOCAL) as client:
         first = client.post("/api/study/start", json={"participant": "p-01"}).json()
@@ -196,10 +198,12 @@ def test_after_a_crash_numbers_are_not_handed_out_twice_and_tokens_still_work(tm
         body = {"step": 0} | ({} if view["agents_turn"] else {"action": view["moves"][0]["action"]})
         assert client.post(f"/api/games/{other['game']}/{path}", json=body).status_code == 200
     with TestClient(create_app(study=study), base_url=LOCAL) as client:  # the restart
-        resumed = client.post(f"/api/study/{first['token']}/next").json()
-        assert resumed["number"] == 2 and not resumed["done"]
-        again = client.post(f"/api/study/{other['token']}/next").json()
-        assert again["number"] == 1  # its game 1 was under way: it starts again
+        resumed = client.get(f"/api/study/{first['token']}").json()
+        assert resumed == {**second_game, "token": first["token"]}  # game 2, under the same id
+        again = client.get(f"/api/study/{other['token']}").json()
+        assert again["number"] == 1 and again["game"] == other["game"]  # its game 1, where it was
+        assert client.get(f"/api/games/{other['game']}").json()["step"] == 1
+        assert client.post(f"/api/study/{other['token']}/next").status_code == 409  # finish it first
         assert client.post("/api/study/start", json={"participant": "p-01"}).status_code == 409
         third = client.post("/api/study/start", json={"participant": "p-03"}).json()
         play_study_game(client, third["game"])
@@ -231,3 +235,59 @@ def test_secret_seeds_survive_a_restart_and_a_shared_deal_id_is_one_deal(tmp_pat
     assert seeds[0] == seeds[1] and list(seeds[0]) == ["d101"]  # both conditions played deal d101
     rows = list(csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines()))
     assert {int(r["seed"]) for r in rows} == {seeds[0]["d101"]}
+
+
+def _play_some(client, gid, moves):
+    """``moves`` moves of the study game ``gid`` (the person takes their first legal move)."""
+    for _ in range(moves):
+        view = client.get(f"/api/games/{gid}").json()
+        body = {"step": view["step"]} | ({} if view["agents_turn"] else {"action": view["moves"][0]["action"]})
+        path = "advance" if view["agents_turn"] else "move"
+        assert client.post(f"/api/games/{gid}/{path}", json=body).status_code == 200
+
+
+def test_a_game_under_way_resumes_at_the_same_position_after_a_crash(tmp_path):
+    """Issue 42.1: every move of a study game is on disk when it is answered. A server
+    dropped mid-game and started again shows the same game (same id, step, cards and log)
+    and plays on to the very end the game would have had; the CSV row counts every decision
+    of the person, before and after the crash, and the saved moves are gone once it is in."""
+    study = tmp_path / "study.yaml"
+    study.write_text(STUDY.format(out=tmp_path / "results").replace("[human, random]", "[human, heuristic]"))
+    with TestClient(create_app(study=study), base_url=LOCAL) as client:
+        start = client.post("/api/study/start", json={"participant": "p-01"}).json()
+        gid = start["game"]
+        _play_some(client, gid, 9)
+        before = client.get(f"/api/games/{gid}").json()
+        saved = json.loads((tmp_path / "results" / "in_progress" / "participant0000.json").read_text())
+        assert len(saved["actions"]) == before["step"] == 9 and saved["gid"] == gid
+    with TestClient(create_app(study=study), base_url=LOCAL) as client:
+        after = client.get(f"/api/games/{gid}").json()
+        assert after == before
+        assert client.get(f"/api/study/{start['token']}").json() == start
+        play_study_game(client, gid)
+        rows = list(csv.DictReader((tmp_path / "results" / "results.csv").read_text().splitlines()))
+        final = client.get(f"/api/games/{gid}").json()
+    assert not (tmp_path / "results" / "in_progress" / "participant0000.json").exists()
+    # the same person without a crash, on the same secret deal: the same game, move for move
+    again = tmp_path / "again"
+    (again / "results").mkdir(parents=True)
+    (again / "results" / "deals.json").write_text((tmp_path / "results" / "deals.json").read_text())
+    (again / "study.yaml").write_text(study.read_text().replace(str(tmp_path / "results"), str(again / "results")))
+    with TestClient(create_app(study=again / "study.yaml"), base_url=LOCAL) as client:
+        play_study_game(client, client.post("/api/study/start", json={"participant": "p-01"}).json()["game"])
+    replays = [read_replay(d / "results" / "replays" / "participant0000-game1.jsonl") for d in (tmp_path, again)]
+    assert [s["action"] for s in replays[0]["steps"]] == [s["action"] for s in replays[1]["steps"]]
+    human = sum(1 for s in replays[0]["steps"] if s["agent"] == final["you"])
+    assert len(rows) == 1 and int(rows[0]["decisions"]) == human == len(rows[0]["decision_times_s"].split(";"))
+    assert len(replays[0]["steps"]) > 9 and human >= 1  # it went on after the crash
+
+
+def test_the_study_fixes_the_agents_pace_and_step_mode_for_everyone(tmp_path):
+    """Issue 42.3: the pace and step mode come from the study file (the page offers no
+    control of them in a study); a study that says nothing waits 600 ms per agent move."""
+    path = write_study(tmp_path)
+    with TestClient(create_app(study=path), base_url=LOCAL) as client:
+        assert client.get("/api/meta").json() == {"study": True, "games": [], "pace_ms": 0, "step_mode": False}
+    path.write_text(path.read_text().replace("pace_ms: 0", "step_mode: true"))
+    with TestClient(create_app(study=path), base_url=LOCAL) as client:
+        assert client.get("/api/meta").json() == {"study": True, "games": [], "pace_ms": 600, "step_mode": True}

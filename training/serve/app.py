@@ -71,6 +71,7 @@ def create_app(replay_dir: str | Path = "replays", study: str | Path | None = No
     store = GameStore(replay_dir)
     runner = Study(protocol, store) if protocol is not None else None
     store.on_finish = runner.record if runner is not None else None
+    store.on_move = runner.progress if runner is not None else None
     app.state.store, app.state.study = store, runner
 
     @app.exception_handler(RequestError)
@@ -86,7 +87,7 @@ def create_app(replay_dir: str | Path = "replays", study: str | Path | None = No
     @app.get("/api/meta")
     def meta():
         if runner is not None:
-            return {"study": True, "games": []}
+            return {"study": True, "games": [], "pace_ms": protocol["pace_ms"], "step_mode": protocol["step_mode"]}
         return {"study": False, "games": game_catalog()}
 
     _game_routes(app, store, runner)
@@ -168,3 +169,7 @@ def _study_routes(app: FastAPI, runner) -> None:
     @app.post("/api/study/{token}/next")
     def study_next(token: str):
         return _study().next_game(token)
+
+    @app.get("/api/study/{token}")
+    def study_current(token: str):
+        return _study().current(token)

@@ -1,5 +1,6 @@
-"""The server's games: unguessable ids, the session store, and what happens when a game ends
-(its replay is written atomically; a study records its row).
+"""The server's games: unguessable ids, the session store, and what happens after a move (a
+study saves the moves so far) and when a game ends (its replay is written atomically; a study
+records its row).
 """
 
 from __future__ import annotations
@@ -57,15 +58,19 @@ def _table_options(spec, options, seats) -> tuple[dict, str | None]:
 class GameStore:
     """The live games by id, and where finished games' replays go."""
 
-    def __init__(self, replay_dir: str | Path, on_finish: Callable | None = None):
+    def __init__(self, replay_dir: str | Path, on_finish: Callable | None = None,
+                 on_move: Callable | None = None):
         self.replay_dir = Path(replay_dir)
         self.on_finish = on_finish
+        self.on_move = on_move  # called with the session after every move (a study saves its moves)
         self._games: OrderedDict[str, GameSession] = OrderedDict()
         self._lock = threading.Lock()
 
-    def create(self, game, options, seats, seed=None, *, labels=None, client: str | None = None) -> tuple[str, GameSession]:
+    def create(self, game, options, seats, seed=None, *, labels=None, client: str | None = None,
+               gid: str | None = None) -> tuple[str, GameSession]:
         """A new game (a RequestError for a bad game, option or seat, or for a ``client``
-        address that already holds :data:`PER_CLIENT` games under way)."""
+        address that already holds :data:`PER_CLIENT` games under way); ``gid``: its id when
+        a study game is brought back after a restart (else a new unguessable one)."""
         try:
             spec = get_spec(game)
             options, note = _table_options(spec, options, seats)
@@ -86,7 +91,7 @@ class GameStore:
             raise RequestError(422, str(err)) from None
         said = [str(w.message) for w in caught if issubclass(w.category, CheckpointConfigWarning)]
         session.notes = ([note] if note else []) + list(dict.fromkeys(said))
-        gid = secrets.token_urlsafe(18)
+        gid = gid or secrets.token_urlsafe(18)
         session.client = client
         with self._lock:
             self._expire()
@@ -123,8 +128,10 @@ class GameStore:
         return session
 
     def finished(self, session: GameSession) -> None:
-        """Called under the session's lock after every move: a game that just ended is
-        saved once (replay, then the study's row)."""
+        """Called under the session's lock after every move: :attr:`on_move` hears of it, and
+        a game that just ended is saved once (replay, then the study's row)."""
+        if self.on_move is not None and session.saved_to is None:
+            self.on_move(session)
         if not session.over or session.saved_to is not None:
             return
         path = self.replay_dir / session.replay_name

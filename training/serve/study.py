@@ -22,13 +22,18 @@ small seeds against the cards they see. A study whose participants would meet a 
 (``games`` > conditions x deals) is refused unless it says ``repeat_deals: true``. The results CSV (one
 row per game) and the replays are written atomically as each game ends; the replay is named
 after the participant's number (``participant0003-game2.jsonl``), never after the typed id.
-A participant sees "partner 1", never a condition.
+A participant sees "partner 1", never a condition. The agents move on their own after
+``pace_ms`` milliseconds (default 600), or, with ``step_mode: true``, when the participant
+clicks "Next move": the study fixes both for everyone, so no participant changes them between
+conditions.
 
 The participants (id, number, token) are kept in ``participants.json`` beside the CSV,
 written atomically whenever one starts: after a crash and a restart, numbers are never
 handed out twice (the Latin square stays balanced) and a participant's token still works.
-A game that was under way when the server stopped starts again from its deal (its moves are
-not kept yet); the games finished before are in the CSV and are not played again.
+A game under way has its moves and decision times written atomically after every move
+(``in_progress/participant0003.json``); after a crash and a restart it is back under the same
+id at the same position, so the participant's page goes on where it was. The games finished
+before are in the CSV and are not played again.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ from .session import HUMAN, RequestError, check_seats, seat_labels
 
 PARTICIPANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 DEAL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
+MAX_PACE_MS = 5000
+IN_PROGRESS = "in_progress"  # the moves of each participant's game under way, beside the CSV
 COLUMNS = ["participant", "participant_index", "game_index", "condition", "deal", "seed", "outcome",
            "won", "score", "team_score", "length", "decisions", "decision_time_mean_s",
            "decision_times_s", "replay"]
@@ -60,9 +67,16 @@ def load_study(path: str | Path) -> dict:
     raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a study file is a YAML mapping")
-    unknown = set(raw) - {"game", "options", "games", "out", "conditions", "name", "repeat_deals"}
+    allowed = {"game", "options", "games", "out", "conditions", "name", "repeat_deals", "pace_ms", "step_mode"}
+    unknown = set(raw) - allowed
     if unknown:
-        raise ValueError(f"{path}: unknown study keys {sorted(unknown)}")
+        raise ValueError(f"{path}: unknown study keys {sorted(unknown)}; allowed: {sorted(allowed)}")
+    pace = raw.get("pace_ms", 600)
+    if not isinstance(pace, int) or isinstance(pace, bool) or not 0 <= pace <= MAX_PACE_MS:
+        raise ValueError(f"{path}: 'pace_ms' (the wait before each agent move) must be an integer "
+                         f"0..{MAX_PACE_MS}, got {pace!r}")
+    if not isinstance(raw.get("step_mode", False), bool):
+        raise ValueError(f"{path}: 'step_mode' must be true (the participant clicks for each agent move) or false")
     spec = get_spec(raw.get("game"))
     config = spec.check_options(dict(raw.get("options") or {}))
     games = raw.get("games")
@@ -79,7 +93,8 @@ def load_study(path: str | Path) -> dict:
                 raise ValueError(f"{path}: condition {c['name']!r} is played {plays} times per participant "
                                  f"but has {len(c['deals'])} deals: add deals, or say repeat_deals: true")
     return {"game": spec.id, "config": config, "games": games, "conditions": out,
-            "out": Path(raw.get("out") or "study-results")}
+            "out": Path(raw.get("out") or "study-results"), "pace_ms": pace,
+            "step_mode": raw.get("step_mode", False)}
 
 
 def _condition(path, spec, config: dict, c) -> dict:
@@ -133,6 +148,10 @@ class Study:
             done = sum(1 for r in self.rows if r["participant"] == entry["id"])
             self._participants[entry["token"]] = {"id": entry["id"], "index": entry["index"], "game": done - 1,
                                                   "plan": schedule(self.study, entry["index"]), "gid": None}
+        for p in self._participants.values():
+            saved = self._progress_path(p["index"])
+            if saved.is_file() and json.loads(saved.read_text())["game"] == p["game"] + 1:
+                self._resume(p, json.loads(saved.read_text()))
         self._seen = {p["id"] for p in self._participants.values()} | {r["participant"] for r in self.rows}
         self._next_index = 1 + max([p["index"] for p in self._participants.values()]
                                    + [int(r["participant_index"]) for r in self.rows], default=-1)
@@ -166,15 +185,64 @@ class Study:
         total = len(p["plan"])
         if p["game"] >= total:
             return {"token": token, "done": True, "total": total}
+        session = self._open(p)
+        self.progress(session)  # its id is on disk before the page can ask for it
+        return self.current(token)
+
+    def current(self, token: str) -> dict:
+        """Where the participant is: their game under way (its id, number and the total), or
+        done. A page that lost its address asks this (``GET /api/study/TOKEN``)."""
+        p = self._participants.get(token)
+        if p is None:
+            raise RequestError(404, "no such participant session")
+        total = len(p["plan"])
+        if p["game"] >= total:
+            return {"token": token, "done": True, "total": total}
+        if p["gid"] is None:  # between two games (a restart after a game ended): the page asks for the next
+            return {"token": token, "done": False, "game": None, "number": p["game"] + 2, "total": total}
+        return {"token": token, "done": False, "game": p["gid"], "number": p["game"] + 1, "total": total}
+
+    def _open(self, p: dict, gid: str | None = None):
+        """Participant ``p``'s game number ``p["game"]`` as a new session (``gid``: its id
+        from before a restart)."""
         cond, deal = p["plan"][p["game"]]
         spec = get_spec(self.study["game"])
         gid, session = self.store.create(spec.id, self.study["config"], cond["seats"], self._seed(deal),
-                                         labels=partner_labels(spec, cond["seats"]))
+                                         labels=partner_labels(spec, cond["seats"]), gid=gid)
         session.study = {"participant": p["id"], "index": p["index"], "game": p["game"],
-                         "condition": cond["name"], "deal": deal}
+                         "condition": cond["name"], "deal": deal, "gid": gid}
         session.replay_name = f"participant{p['index']:04d}-game{p['game'] + 1}.jsonl"
         p["gid"] = gid
-        return {"token": token, "done": False, "game": gid, "number": p["game"] + 1, "total": total}
+        return session
+
+    # ------------------------------------------------------------------ games under way
+    def _progress_path(self, index: int) -> Path:
+        return self.study["out"] / IN_PROGRESS / f"participant{index:04d}.json"
+
+    def progress(self, session) -> None:
+        """After every move of a study game (under its lock): its moves and decision times so
+        far, written atomically, so that a restart brings the game back where it was."""
+        info = session.study
+        if info is None or session.over:
+            return
+        data = {"participant": info["participant"], "index": info["index"], "game": info["game"],
+                "gid": info["gid"], "actions": [s["action"] for s in session.steps],
+                "decision_times": list(session.decision_times)}
+        files.write_text(self._progress_path(info["index"]), json.dumps(data) + "\n")
+
+    def _resume(self, p: dict, saved: dict) -> None:
+        """Bring back a game that was under way when the server stopped: the same id, deal and
+        seats, its moves played again in order (each agent move asked of its policy again, so
+        a seeded policy's state is as it was), its decision times kept. The person's clock
+        for the decision they were on starts again when the page shows it."""
+        p["game"] = saved["game"]
+        session = self._open(p, gid=saved["gid"])
+        with session.lock:
+            for action in saved["actions"]:
+                if session.to_act != session.human:
+                    session.table.policy_action()  # the policy's own state moves on as it did
+                session._apply(action)
+            session.decision_times = list(saved["decision_times"])
 
     def _seed(self, deal: str) -> int:
         """The secret seed of deal ``deal``: drawn (128 bits) the first time, kept in deals.json."""
@@ -206,6 +274,7 @@ class Study:
         with self._lock:
             self.rows.append(row)
             files.write_text(self.csv_path, _csv_text(self.rows))
+            self._progress_path(info["index"]).unlink(missing_ok=True)  # the row holds it now
 
 
 def read_rows(path: Path) -> list[dict]:

@@ -74,8 +74,11 @@ async function startGame() {
 }
 
 // ------------------------------------------------------------------ a game
-const pace = () => Number(localStorage.getItem("pace") ?? 600);
-const stepMode = () => localStorage.getItem("stepMode") === "1";
+// a study fixes the agents' pace and step mode for everyone (its file says them); free play
+// keeps the person's own choice
+const inStudy = () => Boolean(META && META.study);
+const pace = () => (inStudy() ? META.pace_ms : Number(localStorage.getItem("pace") ?? 600));
+const stepMode = () => (inStudy() ? META.step_mode : localStorage.getItem("stepMode") === "1");
 
 async function gamePage(gid, study) {
   main.innerHTML = `<div id="game-view"></div>`;
@@ -103,10 +106,11 @@ function showGame(gid, view, study) {
     `${esc(s.agent)}: ${esc(s.label)}</span>`).join(" · ");
   const moves = view.moves.map((m) => `<button class="move" data-action="${m.action}">` +
     `${moveCard(m.meaning)}<span>${esc(m.meaning)}</span></button>`).join("");
-  const controls = view.agents_turn ? `<div class="row"><button id="next">Next move</button>
-    <label>pace (ms) <input id="pace" type="range" min="0" max="2000" step="100" value="${pace()}"></label>
-    <label><span>step by step</span><input id="stepmode" type="checkbox" ${stepMode() ? "checked" : ""}></label></div>` : "";
-  const [, , , , number, total] = location.hash.split("/");
+  const own = inStudy() ? "" : `<label>pace (ms) <input id="pace" type="range" min="0" max="2000" step="100" value="${pace()}"></label>
+    <label><span>step by step</span><input id="stepmode" type="checkbox" ${stepMode() ? "checked" : ""}></label>`;
+  const next = !inStudy() || stepMode() ? `<button id="next">Next move</button>` : "";
+  const controls = view.agents_turn ? `<div class="row">${next}${own}</div>` : "";
+  const [, , , number, total] = location.hash.split("/");
   const progress = study ? `<p id="study-progress">Game ${esc(number)} of ${esc(total)}</p>` : "";
   main.innerHTML = `<h1>${esc(view.title)}</h1>${progress}
     <div class="panel"><div class="status${view.moves.length ? " yours" : ""}" id="status">${esc(statusText(view))}</div>
@@ -129,15 +133,19 @@ function wireAgentControls(gid, view, study) {
     clearTimeout(timer);
     if (sent) return;
     sent = true;
-    document.getElementById("next").disabled = true;
+    const button = document.getElementById("next");
+    if (button) button.disabled = true;
     await send(gid, `/api/games/${gid}/advance`, { step: view.step }, study);
   };
-  document.getElementById("next").onclick = advance;
-  document.getElementById("pace").oninput = (e) => localStorage.setItem("pace", e.target.value);
-  document.getElementById("stepmode").onchange = (e) => {
-    localStorage.setItem("stepMode", e.target.checked ? "1" : "0");
-    if (!e.target.checked) timer = setTimeout(advance, pace());
-  };
+  const button = document.getElementById("next");
+  if (button) button.onclick = advance;
+  if (!inStudy()) {
+    document.getElementById("pace").oninput = (e) => localStorage.setItem("pace", e.target.value);
+    document.getElementById("stepmode").onchange = (e) => {
+      localStorage.setItem("stepMode", e.target.checked ? "1" : "0");
+      if (!e.target.checked) timer = setTimeout(advance, pace());
+    };
+  }
   if (!stepMode()) timer = setTimeout(advance, pace());
 }
 
@@ -233,10 +241,27 @@ function studyStartPage() {
   };
 }
 
+// the participant's token stays in this tab's sessionStorage, never in the address
 function studyGo(res) {
   if (res.done) { location.hash = "#/thanks"; return; }
   sessionStorage.setItem("study", res.token);
-  location.hash = `#/study/${res.token}/${res.game}/${res.number}/${res.total}`;
+  const hash = `#/study/${res.game}/${res.number}/${res.total}`;
+  if (location.hash === hash) route(); else location.hash = hash;
+}
+
+// a study page (re)loaded: the server says which game is the participant's now (after a
+// restart it is the same game, at the same position)
+async function studyResume(token, gid) {
+  let res;
+  try { res = await api(`/api/study/${token}`); } catch (err) {
+    main.innerHTML = `<p class="error">${esc(err.message)}</p>`;
+    return;
+  }
+  if (res.done || !res.game || res.game !== gid) {
+    if (!res.done && !res.game) return studyNext(token);
+    return studyGo(res);
+  }
+  return gamePage(gid, token);
 }
 
 async function studyNext(token) {
@@ -258,7 +283,8 @@ async function route() {
   const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   if (META.study) {
     document.getElementById("nav").style.display = "none";
-    if (parts[0] === "study" && parts[2]) return gamePage(parts[2], parts[1]);
+    const token = sessionStorage.getItem("study");
+    if (parts[0] === "study" && token) return studyResume(token, parts[1]);
     if (parts[0] === "thanks") return thanksPage();
     return studyStartPage();
   }
