@@ -16,7 +16,7 @@ from braincards.training.evaluation.replay import read_replay
 from braincards.training.serve import create_app
 
 from .conftest import LiveServer, _free_port, screenshot
-from .test_study import write_study
+from .test_study import write_forms_study, write_study
 
 
 def start_game(page, url, game, options, seats, seed, shot=None):
@@ -183,3 +183,38 @@ def test_a_study_survives_a_kill_9_in_the_middle_of_a_game(web_page, tmp_path):
     first = read_replay(tmp_path / "results" / "replays" / rows[0]["replay"])
     you = first["header"]["seats"].index("human")
     assert int(rows[0]["decisions"]) == sum(1 for s in first["steps"] if s["agent"] == f"player_{you}") >= 4
+
+
+def test_a_study_with_consent_instructions_and_questionnaires(web_page, tmp_path):
+    """Issue 42.3 in Chromium: the start page shows the consent form and the instructions and
+    refuses to start before the box is ticked; each game is followed by its questionnaire
+    (Likert buttons, an attention check, a free text), which must be answered first."""
+    page = web_page
+    with LiveServer(create_app(study=write_forms_study(tmp_path))) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector("#consent")
+        assert "Play each game as well as you can." in page.inner_text("#instructions")
+        page.fill("#participant", "p-11")
+        page.click("#begin")
+        page.wait_for_selector("#error:has-text('agree to it')")
+        screenshot(page, "study-consent")
+        page.check("#agree")
+        page.click("#begin")
+        for game in range(2):
+            page.wait_for_selector(f"#study-progress:has-text('Game {game + 1} of 2')")
+            click_until_over(page)
+            page.click("#continue")
+            page.wait_for_selector("#questionnaire")
+            page.click("#send-answers")  # nothing picked: the first required item is named
+            page.wait_for_selector("#error:has-text('please answer: I enjoyed playing')")
+            page.check(f'input[name="enjoy"][value="{5 + game}"]')
+            page.check('input[name="attention"][value="2"]')
+            if game == 0:
+                page.fill('textarea[data-item="comments"]', "my partner gave me covers")
+                screenshot(page, "study-questionnaire")
+            page.click("#send-answers")
+        page.wait_for_selector("#thanks")
+    rows = list(csv.DictReader((tmp_path / "results" / "answers.csv").read_text().splitlines()))
+    assert [(r["game_index"], r["item"], r["answer"], r["attention_ok"]) for r in rows] == [
+        ("0", "enjoy", "5", ""), ("0", "attention", "2", "1"), ("0", "comments", "my partner gave me covers", ""),
+        ("1", "enjoy", "6", ""), ("1", "attention", "2", "1"), ("1", "comments", "", "")]

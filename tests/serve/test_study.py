@@ -287,7 +287,101 @@ def test_the_study_fixes_the_agents_pace_and_step_mode_for_everyone(tmp_path):
     control of them in a study); a study that says nothing waits 600 ms per agent move."""
     path = write_study(tmp_path)
     with TestClient(create_app(study=path), base_url=LOCAL) as client:
-        assert client.get("/api/meta").json() == {"study": True, "games": [], "pace_ms": 0, "step_mode": False}
+        assert client.get("/api/meta").json() == {"study": True, "games": [], "pace_ms": 0, "step_mode": False,
+                                                  "consent": None, "instructions": None, "questionnaire": []}
     path.write_text(path.read_text().replace("pace_ms: 0", "step_mode: true"))
     with TestClient(create_app(study=path), base_url=LOCAL) as client:
-        assert client.get("/api/meta").json() == {"study": True, "games": [], "pace_ms": 600, "step_mode": True}
+        meta = client.get("/api/meta").json()
+        assert (meta["pace_ms"], meta["step_mode"]) == (600, True)
+
+
+FORMS = """\
+consent: |
+  You are invited to play card games with computer partners.
+
+  Your moves and answers are kept under a number, never your name.
+instructions: |
+  Play each game as well as you can.
+questionnaire:
+  - {id: enjoy, text: "I enjoyed playing with my partner.", scale: 7, low: not at all, high: very much}
+  - {id: attention, text: "To show you read this, choose 2.", scale: 5, expect: 2}
+  - {id: comments, text: "Anything you noticed?", free_text: true, required: false}
+"""
+
+
+def write_forms_study(tmp_path, games=2):
+    path = write_study(tmp_path, games)
+    path.write_text(path.read_text() + FORMS)
+    return path
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("consent: 5", "'consent' must be a text"),
+    ("questionnaire: {a: 1}", "'questionnaire' must be a list"),
+    ("questionnaire: [{id: q, text: x, scale: 1}]", r"'scale' \(the Likert points\) must be an integer 2..11"),
+    ("questionnaire: [{id: q, text: x, scale: 5, expect: 6}]", r"'expect' \(an attention check's answer\) must be one of 1..5"),
+    ("questionnaire: [{id: q, text: x, free_text: true, scale: 5}]", "a free-text item has no 'scale'"),
+    ("questionnaire: [{id: Q, text: x, scale: 5}]", "'id' must be lower-case"),
+    ("questionnaire: [{id: q, scale: 5}]", r"'text' \(the question\) is required"),
+    ("questionnaire: [{id: q, text: x, scale: 5}, {id: q, text: y, scale: 3}]", "item ids must differ"),
+    ("questionnaire: [{id: q, text: x, scale: 5, colour: red}]", "an item is a mapping with keys from"),
+])
+def test_a_bad_consent_or_questionnaire_is_refused(tmp_path, bad, message):
+    path = write_study(tmp_path)
+    path.write_text(path.read_text() + bad + "\n")
+    with pytest.raises(ValueError, match=message):
+        load_study(path)
+
+
+def test_consent_is_required_and_kept_with_the_participant(tmp_path):
+    """Issue 42.3: with a consent text, nobody starts without agreeing; the time they agreed
+    is kept with their number. The page gets the texts and the items, never an attention
+    check's expected answer."""
+    with TestClient(create_app(study=write_forms_study(tmp_path)), base_url=LOCAL) as client:
+        meta = client.get("/api/meta").json()
+        assert meta["consent"].startswith("You are invited") and meta["instructions"] == "Play each game as well as you can."
+        assert [q["id"] for q in meta["questionnaire"]] == ["enjoy", "attention", "comments"]
+        assert all("expect" not in q for q in meta["questionnaire"])
+        for consent in (None, False):
+            r = client.post("/api/study/start", json={"participant": "p-01", "consent": consent})
+            assert r.status_code == 422 and "agree" in r.json()["detail"]
+        assert client.post("/api/study/start", json={"participant": "p-01", "consent": True}).status_code == 200
+    entry = json.loads((tmp_path / "results" / "participants.json").read_text())[0]
+    assert entry["id"] == "p-01" and entry["consented"][:4].isdigit()
+
+
+def test_each_game_asks_its_questionnaire_before_the_next(tmp_path):
+    """Issue 42.3: after a game, the next waits for the questionnaire; bad answers are refused
+    naming the item; the answers land in answers.csv, one row per item with the condition,
+    the attention check marked, a formula escaped; a restart keeps what was answered."""
+    study = write_forms_study(tmp_path)
+    with TestClient(create_app(study=study), base_url=LOCAL) as client:
+        start = client.post("/api/study/start", json={"participant": "p-01", "consent": True}).json()
+        token = start["token"]
+        assert client.post(f"/api/study/{token}/answers", json={"answers": {}}).status_code == 409  # mid-game
+        play_study_game(client, start["game"])
+        assert client.post(f"/api/study/{token}/next").json()["detail"].startswith("please answer the questions")
+        assert client.get(f"/api/study/{token}").json()["questions"] is True
+        for answers, message in [({"enjoy": 8, "attention": 2}, "enjoy: choose one of 1..7"),
+                                 ({"enjoy": True, "attention": 2}, "enjoy: choose one of 1..7"),
+                                 ({"attention": 2}, "please answer: I enjoyed playing with my partner."),
+                                 ({"enjoy": 3, "attention": 2, "mood": 1}, "no questionnaire item 'mood'"),
+                                 ({"enjoy": 3, "attention": 2, "comments": "x" * 2001}, "at most 2,000 characters")]:
+            r = client.post(f"/api/study/{token}/answers", json={"answers": answers})
+            assert r.status_code == 422 and message in r.json()["detail"], r.text
+        ok = client.post(f"/api/study/{token}/answers",
+                         json={"answers": {"enjoy": 6, "attention": 3, "comments": "=HYPERLINK(\"x\")"}})
+        assert ok.status_code == 200 and "questions" not in ok.json()
+        assert client.post(f"/api/study/{token}/answers", json={"answers": {}}).status_code == 409  # answered
+        second = client.post(f"/api/study/{token}/next").json()
+        play_study_game(client, second["game"])
+    with TestClient(create_app(study=study), base_url=LOCAL) as client:  # a restart before the answers
+        assert client.get(f"/api/study/{token}").json()["questions"] is True
+        client.post(f"/api/study/{token}/answers", json={"answers": {"enjoy": 2, "attention": 2}})
+        assert client.post(f"/api/study/{token}/next").json()["done"] is True
+    rows = list(csv.DictReader((tmp_path / "results" / "answers.csv").read_text().splitlines()))
+    assert [(r["game_index"], r["condition"], r["item"], r["answer"], r["attention_ok"]) for r in rows] == [
+        ("0", "cond-learned", "enjoy", "6", ""), ("0", "cond-learned", "attention", "3", "0"),
+        ("0", "cond-learned", "comments", "'=HYPERLINK(\"x\")", ""),
+        ("1", "cond-rules", "enjoy", "2", ""), ("1", "cond-rules", "attention", "2", "1"),
+        ("1", "cond-rules", "comments", "", "")]

@@ -22,6 +22,7 @@ from .guard import LOCAL_HOSTS, Guard, redact
 from .replays import list_replays, read_replay_text, replay_view
 from .session import RequestError
 from .study import Study, load_study
+from .study_forms import public_items
 from .view import session_view
 
 STATIC = Path(__file__).parent / "static"
@@ -56,6 +57,12 @@ class ReplayView(BaseModel):
 class StudyStart(BaseModel):
     model_config = ConfigDict(extra="forbid")
     participant: str
+    consent: bool | None = None
+
+
+class StudyAnswers(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    answers: dict
 
 
 def create_app(replay_dir: str | Path = "replays", study: str | Path | None = None,
@@ -87,7 +94,9 @@ def create_app(replay_dir: str | Path = "replays", study: str | Path | None = No
     @app.get("/api/meta")
     def meta():
         if runner is not None:
-            return {"study": True, "games": [], "pace_ms": protocol["pace_ms"], "step_mode": protocol["step_mode"]}
+            return {"study": True, "games": [], "pace_ms": protocol["pace_ms"], "step_mode": protocol["step_mode"],
+                    "consent": protocol["consent"], "instructions": protocol["instructions"],
+                    "questionnaire": public_items(protocol["questionnaire"])}
         return {"study": False, "games": game_catalog()}
 
     _game_routes(app, store, runner)
@@ -164,7 +173,7 @@ def _study_routes(app: FastAPI, runner) -> None:
 
     @app.post("/api/study/start")
     def study_start(body: StudyStart):
-        return _study().start(body.participant)
+        return _study().start(body.participant, body.consent)
 
     @app.post("/api/study/{token}/next")
     def study_next(token: str):
@@ -173,3 +182,7 @@ def _study_routes(app: FastAPI, runner) -> None:
     @app.get("/api/study/{token}")
     def study_current(token: str):
         return _study().current(token)
+
+    @app.post("/api/study/{token}/answers")
+    def study_answers(token: str, body: StudyAnswers):
+        return _study().answer(token, body.answers)

@@ -39,11 +39,11 @@ before are in the CSV and are not played again.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import re
 import secrets
 import threading
+import time
 from pathlib import Path
 
 import yaml
@@ -52,6 +52,7 @@ from braincards.envs import get_spec
 from braincards.training import files
 
 from .session import HUMAN, RequestError, check_seats, seat_labels
+from .study_forms import ANSWER_COLUMNS, answer_rows, check_answers, csv_text, load_forms
 
 PARTICIPANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 DEAL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
@@ -67,7 +68,8 @@ def load_study(path: str | Path) -> dict:
     raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a study file is a YAML mapping")
-    allowed = {"game", "options", "games", "out", "conditions", "name", "repeat_deals", "pace_ms", "step_mode"}
+    allowed = {"game", "options", "games", "out", "conditions", "name", "repeat_deals", "pace_ms", "step_mode",
+               "consent", "instructions", "questionnaire"}
     unknown = set(raw) - allowed
     if unknown:
         raise ValueError(f"{path}: unknown study keys {sorted(unknown)}; allowed: {sorted(allowed)}")
@@ -94,7 +96,7 @@ def load_study(path: str | Path) -> dict:
                                  f"but has {len(c['deals'])} deals: add deals, or say repeat_deals: true")
     return {"game": spec.id, "config": config, "games": games, "conditions": out,
             "out": Path(raw.get("out") or "study-results"), "pace_ms": pace,
-            "step_mode": raw.get("step_mode", False)}
+            "step_mode": raw.get("step_mode", False), **load_forms(raw, str(path))}
 
 
 def _condition(path, spec, config: dict, c) -> dict:
@@ -141,13 +143,16 @@ class Study:
         self.deals_path = study["out"] / "deals.json"
         self._deals: dict[str, int] = json.loads(self.deals_path.read_text()) if self.deals_path.is_file() else {}
         self.rows = read_rows(self.csv_path)
+        self.answers_path = study["out"] / "answers.csv"
+        self.answers = read_rows(self.answers_path)
         self._participants: dict[str, dict] = {}
         self._lock = threading.Lock()
         registered = json.loads(self.registry_path.read_text()) if self.registry_path.is_file() else []
         for entry in registered:  # a restart: every participant keeps their number and token
             done = sum(1 for r in self.rows if r["participant"] == entry["id"])
             self._participants[entry["token"]] = {"id": entry["id"], "index": entry["index"], "game": done - 1,
-                                                  "plan": schedule(self.study, entry["index"]), "gid": None}
+                                                  "plan": schedule(self.study, entry["index"]), "gid": None,
+                                                  "consented": entry.get("consented")}
         for p in self._participants.values():
             saved = self._progress_path(p["index"])
             if saved.is_file() and json.loads(saved.read_text())["game"] == p["game"] + 1:
@@ -156,7 +161,11 @@ class Study:
         self._next_index = 1 + max([p["index"] for p in self._participants.values()]
                                    + [int(r["participant_index"]) for r in self.rows], default=-1)
 
-    def start(self, participant) -> dict:
+    def start(self, participant, consent: bool | None = None) -> dict:
+        """A new participant (their id checked): numbered, given a token, their first game.
+        A study with a consent text starts only those who agreed to it."""
+        if self.study["consent"] and consent is not True:
+            raise RequestError(422, "please read the consent form and agree to it to take part")
         participant = participant.strip() if isinstance(participant, str) else ""
         if not PARTICIPANT_ID.fullmatch(participant):
             raise RequestError(422, "a participant id is 1 to 64 letters, digits, '.', '_' or '-', "
@@ -169,8 +178,10 @@ class Study:
             self._next_index += 1
             token = secrets.token_urlsafe(18)
             self._participants[token] = {"id": participant, "index": index, "game": -1,
-                                         "plan": schedule(self.study, index), "gid": None}
-            entries = [{"id": p["id"], "index": p["index"], "token": t} for t, p in self._participants.items()]
+                                         "plan": schedule(self.study, index), "gid": None,
+                                         "consented": time.strftime("%Y-%m-%dT%H:%M:%S%z") if consent else None}
+            entries = [{"id": p["id"], "index": p["index"], "token": t, "consented": p.get("consented")}
+                       for t, p in self._participants.items()]
             files.write_text(self.registry_path, json.dumps(entries, indent=1) + "\n")
         return self.next_game(token)
 
@@ -181,6 +192,8 @@ class Study:
             raise RequestError(404, "no such participant session")
         if p["gid"] is not None and not self.store.get(p["gid"]).over:
             raise RequestError(409, "finish the current game first")
+        if self._unanswered(p):
+            raise RequestError(409, "please answer the questions about the game you just played first")
         p["game"] += 1
         total = len(p["plan"])
         if p["game"] >= total:
@@ -198,9 +211,39 @@ class Study:
         total = len(p["plan"])
         if p["game"] >= total:
             return {"token": token, "done": True, "total": total}
+        if self._unanswered(p):  # a finished game whose questionnaire is still to come
+            return {"token": token, "done": False, "game": p["gid"], "number": p["game"] + 1, "total": total,
+                    "questions": True}
         if p["gid"] is None:  # between two games (a restart after a game ended): the page asks for the next
             return {"token": token, "done": False, "game": None, "number": p["game"] + 2, "total": total}
         return {"token": token, "done": False, "game": p["gid"], "number": p["game"] + 1, "total": total}
+
+    # ------------------------------------------------------------------ the questionnaire
+    def _unanswered(self, p: dict) -> bool:
+        """Whether the participant's last game is over and its questionnaire not answered."""
+        if not self.study["questionnaire"] or p["game"] < 0:
+            return False
+        if p["gid"] is not None and not self.store.get(p["gid"]).over:
+            return False
+        index = str(p["game"])
+        return not any(r["participant"] == p["id"] and r["game_index"] == index for r in self.answers)
+
+    def answer(self, token: str, answers) -> dict:
+        """The questionnaire about the participant's game just played: checked, then one row
+        per item added to ``answers.csv`` (rewritten atomically); returns :meth:`current`."""
+        p = self._participants.get(token)
+        if p is None:
+            raise RequestError(404, "no such participant session")
+        if not self._unanswered(p):
+            raise RequestError(409, "there is no questionnaire to answer now")
+        checked = check_answers(self.study["questionnaire"], answers)
+        cond, _ = p["plan"][p["game"]]
+        info = {"participant": p["id"], "index": p["index"], "game": p["game"], "condition": cond["name"]}
+        with self._lock:
+            self.answers += [{k: str(v) for k, v in row.items()}
+                             for row in answer_rows(self.study["questionnaire"], info, checked)]
+            files.write_text(self.answers_path, csv_text(self.answers, ANSWER_COLUMNS))
+        return self.current(token)
 
     def _open(self, p: dict, gid: str | None = None):
         """Participant ``p``'s game number ``p["game"]`` as a new session (``gid``: its id
@@ -273,7 +316,7 @@ class Study:
                "replay": session.replay_name}
         with self._lock:
             self.rows.append(row)
-            files.write_text(self.csv_path, _csv_text(self.rows))
+            files.write_text(self.csv_path, csv_text(self.rows, COLUMNS))
             self._progress_path(info["index"]).unlink(missing_ok=True)  # the row holds it now
 
 
@@ -283,11 +326,3 @@ def read_rows(path: Path) -> list[dict]:
         return []
     with open(path, newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
-
-
-def _csv_text(rows: list[dict]) -> str:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()

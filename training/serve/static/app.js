@@ -124,7 +124,10 @@ function showGame(gid, view, study) {
     ${view.log.map((l) => `<li>${esc(l)}</li>`).join("")}</ol></div>`;
   main.querySelectorAll("button.move").forEach((b) => { b.onclick = () => play(gid, view, Number(b.dataset.action), study); });
   if (view.agents_turn) wireAgentControls(gid, view, study);
-  if (view.over && study) document.getElementById("continue").onclick = () => studyNext(study);
+  if (view.over && study) {
+    document.getElementById("continue").onclick = () =>
+      (META.questionnaire.length ? questionnairePage(study) : studyNext(study));
+  }
 }
 
 function wireAgentControls(gid, view, study) {
@@ -226,15 +229,58 @@ async function showReplay() {
 }
 
 // ------------------------------------------------------------------ study
+// the study file's texts, shown as paragraphs (plain text: never read as HTML)
+const paragraphs = (text) => text.split(/\n\s*\n/).map((p) => `<p>${esc(p)}</p>`).join("");
+
 function studyStartPage() {
   document.getElementById("nav").style.display = "none";
+  const consent = META.consent ? `<div class="panel form-text" id="consent"><h2>Consent</h2>${paragraphs(META.consent)}
+    <p><label><input type="checkbox" id="agree"> I have read this and agree to take part</label></p></div>` : "";
+  const instructions = META.instructions
+    ? `<div class="panel form-text" id="instructions"><h2>Instructions</h2>${paragraphs(META.instructions)}</div>` : "";
   main.innerHTML = `<div class="panel center" id="study-start"><h1>Welcome</h1>
-    <p>Thank you for taking part. You will play a few card games with computer partners.</p>
+    <p>Thank you for taking part. You will play a few card games with computer partners.</p></div>
+    ${consent}${instructions}<div class="panel center">
     <p><label>Participant id <input id="participant" autocomplete="off"></label></p>
     <p><button class="primary" id="begin">Start</button></p><p class="error" id="error"></p></div>`;
   document.getElementById("begin").onclick = async () => {
+    const agree = document.getElementById("agree");
     try {
-      studyGo(await api("/api/study/start", { participant: document.getElementById("participant").value }));
+      studyGo(await api("/api/study/start", { participant: document.getElementById("participant").value,
+                                              consent: agree ? agree.checked : null }));
+    } catch (err) {
+      document.getElementById("error").textContent = err.message;
+    }
+  };
+}
+
+// after each study game: the study file's questions (Likert items and free text)
+function questionnairePage(token) {
+  const [, , , number, total] = location.hash.split("/");
+  const item = (q) => {
+    if (q.free_text) {
+      return `<textarea data-item="${esc(q.id)}" rows="3" maxlength="2000"></textarea>`;
+    }
+    const points = Array.from({ length: q.scale }, (_, i) => i + 1).map((v) =>
+      `<label class="point"><input type="radio" name="${esc(q.id)}" value="${v}" data-item="${esc(q.id)}"><span>${v}</span></label>`).join("");
+    return `<div class="likert"><span class="muted">${esc(q.low)}</span>${points}<span class="muted">${esc(q.high)}</span></div>`;
+  };
+  main.innerHTML = `<div class="panel" id="questionnaire"><h2>About game ${esc(number)} of ${esc(total)}</h2>
+    ${META.questionnaire.map((q) => `<fieldset class="question"><legend>${esc(q.text)}${q.required ? "" : " (optional)"}</legend>${item(q)}</fieldset>`).join("")}
+    <p><button class="primary" id="send-answers">Continue</button></p><p class="error" id="error"></p></div>`;
+  document.getElementById("send-answers").onclick = async () => {
+    const answers = {};
+    for (const q of META.questionnaire) {
+      if (q.free_text) {
+        answers[q.id] = main.querySelector(`textarea[data-item="${q.id}"]`).value;
+      } else {
+        const picked = main.querySelector(`input[name="${q.id}"]:checked`);
+        answers[q.id] = picked ? Number(picked.value) : null;
+      }
+    }
+    try {
+      await api(`/api/study/${token}/answers`, { answers });
+      studyNext(token);
     } catch (err) {
       document.getElementById("error").textContent = err.message;
     }
@@ -257,6 +303,7 @@ async function studyResume(token, gid) {
     main.innerHTML = `<p class="error">${esc(err.message)}</p>`;
     return;
   }
+  if (res.questions) return questionnairePage(token);
   if (res.done || !res.game || res.game !== gid) {
     if (!res.done && !res.game) return studyNext(token);
     return studyGo(res);
