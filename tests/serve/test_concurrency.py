@@ -8,6 +8,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import numpy as np
 
 from braincards.envs import get_spec
 from braincards.training.evaluation.replay import read_replay, replay_env
@@ -73,3 +74,57 @@ def test_an_agent_thinking_in_one_game_does_not_block_another(app, live_server):
             assert r.status_code == 200 and time.perf_counter() - t < 1.0
             assert http.get(f"/api/games/{fast_id}").json()["step"] == 1
             assert pending.result().status_code == 200
+
+
+def _new(http, seats, game="the_brain", options=None):
+    r = http.post("/api/games", json={"game": game, "options": options or {"num_players": 3, "difficulty": "robber"},
+                                      "seats": seats, "seed": 3})
+    return r.json()["id"], r.json()["view"]
+
+
+def test_a_queue_of_searches_delays_no_other_agents_move_nor_any_other_request(app, live_server):
+    """Issue 42.4: agents' moves run on their own workers, a search seat's on the search
+    worker. With that worker held, a search game's agent move waits for it, while another
+    game's rule-player move, a person's move and a GET are answered at once."""
+    with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        search_id, search_view = _new(http, ["pimc", "pimc", "pimc"])
+        rules_id, rules_view = _new(http, ["heuristic"] * 3)
+        person_id, person_view = _new(http, ["human", "greedy", "greedy"])
+        assert search_view["agents_turn"] and rules_view["agents_turn"]
+        release = threading.Event()
+        blocker = app.state.agents.search.submit(release.wait, 30)  # the one search worker is busy
+        with ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(http.post, f"/api/games/{search_id}/advance", json={"step": 0})
+            time.sleep(0.3)
+            assert not pending.done()  # queued behind the busy search worker
+            t = time.perf_counter()
+            assert http.post(f"/api/games/{rules_id}/advance", json={"step": 0}).status_code == 200
+            assert http.get(f"/api/games/{search_id}").json()["step"] == 0
+            move = person_view["moves"][0]["action"]  # (seed 3: the person moves first)
+            assert http.post(f"/api/games/{person_id}/move", json={"step": 0, "action": move}).status_code == 200
+            assert time.perf_counter() - t < 2.0 and not pending.done()
+            release.set()
+            assert blocker.result(10) and pending.result(30).status_code == 200
+        assert http.get(f"/api/games/{search_id}").json()["step"] == 1
+
+
+def test_a_search_seats_move_stops_sampling_at_its_time_budget(app, monkeypatch):
+    """Issue 42.4: a search seat's move has a time budget: with none left, PIMC solves one
+    sampled deal instead of its 8, and the deadline is cleared after the move."""
+    from braincards.training.serve import session as session_module
+
+    gid, s = app.state.store.create("the_brain", {"num_players": 3, "difficulty": "robber"}, ["pimc"] * 3, 3)
+    policy = s.table.policies[s.to_act]
+    while len(np.flatnonzero(s.table.observe(s.to_act)["action_mask"])) < 2:
+        s.agent_move(s.step)
+        policy = s.table.policies[s.to_act]
+    monkeypatch.setattr(session_module, "MOVE_BUDGET_S", -1.0)
+    s.agent_move(s.step)
+    assert 0 < len(policy.last_votes) and max(policy.last_votes.values()) <= 1 and policy.deadline is None
+    monkeypatch.setattr(session_module, "MOVE_BUDGET_S", 60.0)
+    while s.table.policies.get(s.to_act) is None or \
+            len(np.flatnonzero(s.table.observe(s.to_act)["action_mask"])) < 2:
+        s.agent_move(s.step)
+    policy = s.table.policies[s.to_act]
+    s.agent_move(s.step)
+    assert max(policy.last_votes.values()) > 1  # with time, all 8 deals (some action wins more than once)

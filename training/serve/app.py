@@ -1,13 +1,17 @@
 """The web app of ``braincards serve``: a FastAPI app over the game store.
 
-Every route that plays is a plain ``def``: FastAPI runs it in its thread pool, so an agent
-thinking in one game never blocks another game's requests, and each game is changed only
-under its own lock. Errors are 4xx JSON ``{"detail": message}`` and leave the game as it was.
+Every route but the agent's move is a plain ``def``: FastAPI runs it in its thread pool, and
+each game is changed only under its own lock. An agent's move (``advance``) runs on the
+:class:`AgentWorkers` instead, while its request waits without a thread: a search seat's
+move on the one search worker, with a time budget, any other agent's on the quick workers.
+So many games of slow searches queue among themselves and delay nobody else. Errors are 4xx JSON ``{"detail": message}`` and leave the game as it was.
 The pages are static files of this package (no CDN, no build step).
 """
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
@@ -105,8 +109,20 @@ def create_app(replay_dir: str | Path = "replays", study: str | Path | None = No
     return app
 
 
+class AgentWorkers:
+    """The threads that compute agents' moves, apart from the request threads: ``quick``
+    for rule players and networks (milliseconds a move), ``search`` for search seats (up to
+    :data:`~.session.MOVE_BUDGET_S` a move), so that a queue of searches never delays a rule
+    player's or a network's move, nor any request that is not an agent move."""
+
+    def __init__(self, quick: int = 2, search: int = 1):
+        self.quick = ThreadPoolExecutor(quick, thread_name_prefix="agent-quick")
+        self.search = ThreadPoolExecutor(search, thread_name_prefix="agent-search")
+
+
 def _game_routes(app: FastAPI, store: GameStore, runner) -> None:
     study = runner is not None
+    agents = app.state.agents = AgentWorkers()
 
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame, request: Request):
@@ -134,14 +150,20 @@ def _game_routes(app: FastAPI, store: GameStore, runner) -> None:
             session.mark_pending()
             return session_view(session, study=study)
 
-    @app.post("/api/games/{gid}/advance")
-    def advance(gid: str, body: Advance):
-        session = store.get(gid)
+    def _advance(session, step: int) -> dict:
         with session.lock:
-            session.agent_move(body.step)
+            session.agent_move(step)
             store.finished(session)
             session.mark_pending()
             return session_view(session, study=study)
+
+    @app.post("/api/games/{gid}/advance")
+    async def advance(gid: str, body: Advance):
+        # off the request threads: a search seat's move waits for the one search worker, any
+        # other agent's for the quick workers, and this request holds no thread meanwhile
+        session = store.get(gid)
+        lane = agents.search if session.searching else agents.quick
+        return await asyncio.wrap_future(lane.submit(_advance, session, body.step))
 
 
 def _replay_routes(app: FastAPI, store: GameStore, runner) -> None:

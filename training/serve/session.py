@@ -17,6 +17,7 @@ from braincards.training.agents.table import Table, seats_config
 
 HUMAN = "human"
 SEARCH_LIMITS = {"samples": 32, "nodes": 5000}  # per decision, for any kind that takes them
+MOVE_BUDGET_S = 1.0  # the most time a search seat's move may take: it stops sampling then
 
 
 class RequestError(ValueError):
@@ -40,6 +41,24 @@ def check_budget(seat: str) -> None:
         if limit is not None and value.isdigit() and int(value) > limit:  # a non-number: building it says so
             raise RequestError(422, f"{seat!r}: {key}={value} is over this server's limit of {limit} "
                                     f"per decision (allowed: {key}=1..{limit})")
+
+
+def is_search(seat: str) -> bool:
+    """Whether ``seat`` searches at every move (PIMC, or a network with a PIMC judge): its
+    moves take far longer than a rule player's or a network's."""
+    try:
+        kind, _, pairs = parse_spec(seat)
+    except ValueError:
+        return False
+    return kind == "pimc" or dict(pairs).get("judge") == "pimc"
+
+
+def _set_deadline(policy, when: float | None) -> None:
+    """Give ``policy`` (and a guided policy's judge) a time.monotonic() deadline for its move,
+    where it has one to give (PIMC's sampling stops at it)."""
+    for p in (policy, getattr(policy, "judge", None)):
+        if hasattr(p, "deadline"):
+            p.deadline = when
 
 
 def check_seats(spec, config: dict, seats: list) -> list[str]:
@@ -151,7 +170,19 @@ class GameSession:
             raise RequestError(409, "the game is over")
         if self.to_act == self.human:
             raise RequestError(409, "it is your turn, not an agent's")
-        self._apply(self.table.policy_action())
+        policy = self.table.policies[self.to_act]
+        _set_deadline(policy, time.monotonic() + MOVE_BUDGET_S)
+        try:
+            action = self.table.policy_action()
+        finally:
+            _set_deadline(policy, None)
+        self._apply(action)
+
+    @property
+    def searching(self) -> bool:
+        """Whether the seat to move is a search seat (:func:`is_search`)."""
+        return self.to_act is not None and self.to_act != self.human and \
+            is_search(self.seats[self.agents.index(self.to_act)])
 
     def _apply(self, action: int) -> None:
         agent = self.raw.agent_selection

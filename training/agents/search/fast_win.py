@@ -172,7 +172,7 @@ def _resume(fr, turns, d, ret, n, params, deck):
     return _next_turn(fr, turns, d, n, deck)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # without the GIL while it searches: other threads (a server's) run on
 def win(seat, hold, disp, rem, first, second, third, params, deck, suffix, pressure, tabs, tk1, tk2, tv, cnt):
     """Can the team win from the start of ``seat``'s turn? WIN_CODE, LOSS_CODE or
     OUT_OF_BUDGET (nothing is stored on the way back then). ``params``: number of seats,

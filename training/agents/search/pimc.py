@@ -18,6 +18,7 @@ state: a sample is dealt as data and read straight into the solver's compact sta
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -305,6 +306,9 @@ class PIMCPolicy(LayoutPlayer):
         self._seed = seed
         self._rng = random.Random(seed)
         self.last_votes: dict[int, int] = {}
+        # a time.monotonic() instant after which a decision stops sampling (at least one deal
+        # is always solved): a server's time budget per move; None, the default, samples all
+        self.deadline: float | None = None
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -336,7 +340,9 @@ class PIMCPolicy(LayoutPlayer):
                 votes[rules.PEEK_YES] = self.samples
             self.last_votes = votes
             return votes
-        for _ in range(self.samples):
+        for k in range(self.samples):
+            if k and self.deadline is not None and time.monotonic() >= self.deadline:
+                break  # out of time: the votes of the deals solved so far
             data = _sample_data(seen, self._rng, self.draw_optional, self.discard_peek)
             if seen.decision in _IN_TURN:  # straight to the compiled search
                 hold, disp, rem, done = _turn_start(seen, data)
