@@ -120,7 +120,7 @@ def test_a_search_seats_move_stops_sampling_at_its_time_budget(app, monkeypatch)
         policy = s.table.policies[s.to_act]
     monkeypatch.setattr(session_module, "MOVE_BUDGET_S", -1.0)
     s.agent_move(s.step)
-    assert 0 < len(policy.last_votes) and max(policy.last_votes.values()) <= 1 and policy.deadline is None
+    assert len(policy.last_votes) > 0 and max(policy.last_votes.values()) <= 1 and policy.deadline is None
     monkeypatch.setattr(session_module, "MOVE_BUDGET_S", 60.0)
     while s.table.policies.get(s.to_act) is None or \
             len(np.flatnonzero(s.table.observe(s.to_act)["action_mask"])) < 2:
