@@ -112,16 +112,20 @@ function showGame(gid, view, study) {
   const controls = view.agents_turn ? `<div class="row">${next}${own}</div>` : "";
   const [, , , number, total] = location.hash.split("/");
   const progress = study ? `<p id="study-progress">Game ${esc(number)} of ${esc(total)}</p>` : "";
+  // two columns on a wide screen (the table; what to do now and what just happened), so the
+  // table and the moves fit one 1280x800 screen; one column, in the same order, on a phone
   main.innerHTML = `<h1>${esc(view.title)}</h1>${progress}
+    ${(view.notes || []).map((n) => `<p class="note">${esc(n)}</p>`).join("")}
+    <div class="game-grid"><div class="game-table">
+    <div class="panel" id="table">${tableHtml(view)}</div>${legendHtml(view.game)}</div>
+    <div class="game-side">
     <div class="panel"><div class="status${view.moves.length ? " yours" : ""}" id="status">${esc(statusText(view))}</div>
     <div>${seats}</div><div class="muted">step ${view.step}</div></div>
-    ${(view.notes || []).map((n) => `<p class="note">${esc(n)}</p>`).join("")}
-    <div class="panel" id="table">${tableHtml(view)}</div>
+    ${view.over ? resultHtml(view, study) : ""}
     ${view.moves.length ? `<div class="panel"><h2>Your move</h2><div class="moves" id="moves">${moves}</div></div>` : ""}
     ${controls}<p class="error" id="error"></p>
-    ${view.over ? resultHtml(view, study) : ""}
     <div class="panel"><h2>Last moves</h2><ol class="log" start="${Math.max(1, view.step - view.log.length + 1)}">
-    ${view.log.map((l) => `<li>${esc(l)}</li>`).join("")}</ol></div>`;
+    ${view.log.map((l) => `<li>${esc(l)}</li>`).join("")}</ol></div></div></div>`;
   main.querySelectorAll("button.move").forEach((b) => { b.onclick = () => play(gid, view, Number(b.dataset.action), study); });
   if (view.agents_turn) wireAgentControls(gid, view, study);
   if (view.over && study) {
@@ -165,6 +169,40 @@ async function send(gid, path, body, study) {
     showGame(gid, fresh, study);
     document.getElementById("error").textContent = err.message;
   }
+}
+
+// what each card effect does, in a few words (the rules pages say it in full)
+const LEGENDS = {
+  the_brain_v0: [
+    ["display n/limit", "the stacks on the table: when they reach the limit, the team loses"],
+    ["donate", "give one of your cards (hand or domain) to another player's domain"],
+    ["cover", "the card goes on top of another stack, so the stacks do not grow"],
+    ["take back", "take another stack (with no take back in it) into your domain"],
+    ["extra card", "play one more card as a new stack; its own action is ignored"],
+    ["remove <object> / <color>", "every stack whose top card matches goes to the discard pile"],
+  ],
+  oh_my_brain_v0: [
+    ["play", "one or more cards of one value, higher than the horde's top (0 always)"],
+    ["pass", "the horde is discarded; lose a brain; draw 2, keep 1; then you must play"],
+    ["mosquito (0)", "may always be played"],
+    ["spider (8)", "the next play must be lower than 8"],
+    ["mouse (11)", "the horde is discarded and you take a whole new turn"],
+    ["marshmallow", "roll the die and do what its face says"],
+    ["brains", "lose one per pass, and one per card still held when a round ends"],
+  ],
+  brilliant_boar_v0: [
+    ["draw", "take the pile's top card: you see it once, then only the others do"],
+    ["play", "turn a card of your hand face up: it pairs with the pile's top or the middle"],
+    ["pair", "both cards are yours (2 points) and you play again"],
+    ["miss", "the card stays face up in the middle; your turn ends"],
+  ],
+};
+
+function legendHtml(game) {
+  const items = LEGENDS[game];
+  if (!items) return "";
+  return `<details class="panel legend" id="legend"><summary>What the cards do</summary><dl>` +
+    items.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("") + `</dl></details>`;
 }
 
 function resultHtml(view, study) {
