@@ -254,6 +254,13 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
             dom = ", ".join(short_name(c) for c in s.domains[seat]) or "-"
             mark = ">" if seat == s.seat and s.phase != rules.OVER else " "
             lines.append(f"{mark} {who}: hand [{hand or '-'}]  domain [{dom}]")
+        if s.peek_seat >= 0:  # the discard_peek variant, once a seat has looked
+            looker = "you" if solo else f"player_{s.peek_seat}"
+            if viewer is None or viewer == s.peek_seat or solo:
+                seen = ", ".join(short_name(c) for c in s.peeked) or "-"
+                lines.append(f"  discard pile as {looker} saw it when looking through it: {seen}")
+            else:
+                lines.append(f"  {looker} looked through the discard pile")
         if s.phase == rules.OVER:
             lines.append("WON" if s.outcome == rules.WIN else "LOST")
         else:

@@ -238,6 +238,21 @@ def test_RB8_discard_peek_shows_the_pile_as_of_that_moment_to_that_seat_only():
     assert o0[lay.slice("peek_available")][0] == 0
 
 
+def test_RB8_the_table_shows_the_peeked_pile_to_the_seat_that_looked_and_only_the_fact_to_others():
+    """R-B8: the text table (what `braincards play` and the web page draw) shows the pile as
+    the looker saw it, to the looker and to a watcher; the other seat reads only who looked."""
+    s = table(2, hands=[["blue key", "grey key"], ["red lock", "yellow key"]],
+              discard=["green brain", "green safe"], deck=["purple key", "purple safe"], discard_peek=True)
+    env = env_with(s, discard_peek=True, memory="none")
+    assert "discard pile" not in env.render_text(viewer="player_0").split("\n", 1)[1]
+    env.step(rules.PEEK_YES)
+    seen = ("discard pile as player_0 saw it when looking through it: grn-brain(remove magnifying_glass), "
+            "grn-safe(remove yellow)")
+    assert seen in env.render_text(viewer="player_0") and seen in env.render_text(viewer=None)
+    other = env.render_text(viewer="player_1")
+    assert "player_0 looked through the discard pile" in other and "grn-brain" not in other
+
+
 def test_RB3_solo_agent_sees_the_table_from_the_seat_it_plays():
     env = raw_env(num_players=1)
     env.reset(seed=3)
