@@ -178,8 +178,8 @@ const LEGENDS = {
     ["donate", "give one of your cards (hand or domain) to another player's domain"],
     ["cover", "the card goes on top of another stack, so the stacks do not grow"],
     ["take back", "take another stack (with no take back in it) into your domain"],
-    ["extra card", "play one more card as a new stack; its own action is ignored"],
-    ["remove <object> / <color>", "every stack whose top card matches goes to the discard pile"],
+    ["extra (extra card)", "play one more card as a new stack; its own action is ignored"],
+    ["x <object> / x <color> (remove)", "every stack whose top card matches goes to the discard pile"],
   ],
   oh_my_brain_v0: [
     ["play", "one or more cards of one value, higher than the horde's top (0 always)"],

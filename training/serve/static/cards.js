@@ -36,13 +36,24 @@ function cardBack() {
   return cardFrame("#4b3a6b", inner, "hidden card");
 }
 
+// an effect in at most 9 letters, to be read at 100% zoom (the card's tooltip has it in full)
+const SHORT_WORDS = { magnifying_glass: "magnifier", fingerprint: "print", extra_card: "extra",
+  take_back: "take back", donate: "donate", cover: "cover", yellow: "yellow", purple: "purple" };
+
+function shortEffect(effect) {
+  const m = effect.match(/^remove ([a-z_]+)$/);
+  if (m) return `x ${SHORT_WORDS[m[1]] || m[1]}`;
+  return SHORT_WORDS[effect] || effect;
+}
+
 function brainCard(colour, object, effect) {
   const glyph = OBJECT_GLYPHS[object] ||
     `<text x="26" y="42" font-size="16" text-anchor="middle" fill="#fff">${esc(object[0])}</text>`;
   const label = object === "magnifying_glass" ? "magnifier" : object.replace("_", " ");
-  const inner = glyph + `<text x="26" y="14" font-size="8" text-anchor="middle" fill="#fff">` +
-    `${esc(label.slice(0, 11))}</text>` + (effect ? `<text x="26" y="66" font-size="${effect.length > 11 ? 5.5 : 7}" ` +
-    `text-anchor="middle" fill="#fff">${esc(effect.slice(0, 16))}</text>` : "");
+  const short = effect ? shortEffect(effect) : "";
+  const inner = glyph + `<text x="26" y="14" font-size="${label.length > 9 ? 7.5 : 9}" text-anchor="middle" fill="#fff">` +
+    `${esc(label.slice(0, 11))}</text>` + (short ? `<text x="26" y="67" font-size="${short.length > 9 ? 8 : 9.5}" ` +
+    `font-weight="600" text-anchor="middle" fill="#fff">${esc(short)}</text>` : "");
   return cardFrame(COLOURS[colour] || "#777", inner, `${colour} ${object}${effect ? ` (${effect})` : ""}`);
 }
 
