@@ -103,12 +103,26 @@ def chromium_browser():
         b.close()
 
 
-@pytest.fixture
-def web_page(chromium_browser):
-    context = chromium_browser.new_context(viewport={"width": 1000, "height": 760})
+def _page(browser, width: int, height: int):
+    """A page of a fresh browser context at ``width`` x ``height``, agents at pace 0."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     context.add_init_script("localStorage.setItem('pace', '0')")
     pg = context.new_page()
     pg.set_default_timeout(20_000)
+    return context, pg
+
+
+@pytest.fixture
+def web_page(chromium_browser):
+    context, pg = _page(chromium_browser, 1000, 760)
+    yield pg
+    context.close()
+
+
+@pytest.fixture
+def sized_page(chromium_browser):
+    """A page at 1280x800, the size the layout must fit."""
+    context, pg = _page(chromium_browser, 1280, 800)
     yield pg
     context.close()
 

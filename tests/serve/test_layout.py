@@ -16,17 +16,6 @@ TABLES += [("brilliant_boar_v0", {"num_players": n}) for n in (2, 3, 4)]
 DECISIONS = 4  # the person's decisions checked per table
 
 
-@pytest.fixture
-def sized_page(chromium_browser):
-    """A page at 1280x800 with the agents at pace 0."""
-    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
-    context.add_init_script("localStorage.setItem('pace', '0')")
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    yield page
-    context.close()
-
-
 def _open(page, url, game, options, seed=4):
     seats = ["human"] + ["heuristic"] * (options["num_players"] - 1)
     with httpx.Client(base_url=url) as http:

@@ -119,6 +119,19 @@ def crossplay(
     return result
 
 
+def write_report(out_dir: str | Path, stem: str, report: dict, markdown: str, result: dict) -> list[str]:
+    """A report built on a cross-play ``result``, written to ``out_dir``: ``STEM.json`` (the
+    report), ``STEM.md`` (``markdown``) and the matrix (``crossplay.csv``, ``crossplay.png``).
+    Returns the paths written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files.write_json(out / f"{stem}.json", report)
+    (out / f"{stem}.md").write_text(markdown + "\n")
+    write_crossplay_csv(result, out / "crossplay.csv")
+    plot_crossplay(result, out / "crossplay.png")
+    return [str(out / n) for n in (f"{stem}.json", f"{stem}.md", "crossplay.csv", "crossplay.png")]
+
+
 def write_crossplay_csv(result: dict, path: Path) -> None:
     labels = result["policies"]
     with files.atomic_open(path, "w", newline="") as f:

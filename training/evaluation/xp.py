@@ -25,7 +25,7 @@ import numpy as np
 from braincards.envs import table_config
 from braincards.training import files
 
-from .crossplay import crossplay, plot_crossplay, write_crossplay_csv
+from .crossplay import crossplay, write_report
 from .stats import fmt_interval, interval_dict, wilson_interval
 
 CATEGORIES = ("self-play", "intra-recipe", "inter-recipe", "held-out")
@@ -107,14 +107,9 @@ def xp_report(runs: dict, *, workers: int = 1, out_dir: str | Path | None = None
                        progress=progress)
     report = {"runs": runs, "figures": pool(result, owners), "crossplay": result}
     if out_dir is not None:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        files.write_json(out / "xp.json", report)
-        (out / "xp.md").write_text(format_xp(report) + "\n")
-        plot_xp(report, out / "xp.png")
-        write_crossplay_csv(result, out / "crossplay.csv")
-        plot_crossplay(result, out / "crossplay.png")
-        report["files"] = [str(out / n) for n in ("xp.json", "xp.md", "xp.png", "crossplay.csv", "crossplay.png")]
+        written = write_report(out_dir, "xp", report, format_xp(report), result)
+        plot_xp(report, Path(out_dir) / "xp.png")
+        report["files"] = written[:2] + [str(Path(out_dir) / "xp.png")] + written[2:]
     return report
 
 
