@@ -89,9 +89,22 @@ async function gamePage(gid, study) {
   }
 }
 
+// the env's table in the page's words: seats by their labels ("you", "partner 1 (heuristic)"),
+// and its "to decide: X by seat N" line as who decides what
+function tableWords(line, view) {
+  const label = (i) => (view.seats[Number(i)] || {}).label || `seat ${i}`;
+  const m = line.match(/^(\s*)to decide: (\S+) by (?:seat |player_)(\d+)(.*)$/);
+  if (m) {
+    const rest = m[4].replace(/\bresolving\b/, "· the card in play:").replace(/\bdonating\b/, "· the card given:");
+    const who = label(m[3]);
+    return `${m[1]}now: ${who} ${who === "you" ? "decide" : "decides"} (${m[2].replace(/_/g, " ")})${rest}`;
+  }
+  return line.replace(/\bplayer_(\d+)\b/g, (_, i) => label(i));
+}
+
 function tableHtml(view) {
   return view.table.map((line) => `<div class="table-line${line.startsWith(">") ? " me" : ""}">` +
-    `${renderLine(line)}</div>`).join("");
+    `${renderLine(tableWords(line, view))}</div>`).join("");
 }
 
 function statusText(view) {
@@ -103,7 +116,7 @@ function statusText(view) {
 function showGame(gid, view, study) {
   clearTimeout(timer);
   const seats = view.seats.map((s) => `<span class="seat${s.agent === view.to_act ? " acting" : ""}">` +
-    `${esc(s.agent)}: ${esc(s.label)}</span>`).join(" · ");
+    `${esc(s.label)}</span>`).join(" · ");
   const moves = view.moves.map((m) => `<button class="move" data-action="${m.action}">` +
     `${moveCard(m.meaning)}<span>${esc(m.meaning)}</span></button>`).join("");
   const own = inStudy() ? "" : `<label>pace (ms) <input id="pace" type="range" min="0" max="2000" step="100" value="${pace()}"></label>
