@@ -121,6 +121,25 @@ def test_idle_games_expire_and_free_their_place(client, monkeypatch):
     assert client.get(f"/api/games/{ids[0]}").status_code == 200
 
 
+def test_the_idle_time_is_the_servers_to_set(tmp_path, monkeypatch):
+    """``--idle-minutes 2``: a game idle for 121 s is gone, one idle for 119 s is kept; a
+    value outside 1 minute to a week is refused."""
+    clock = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    with TestClient(create_app(replay_dir=tmp_path, idle_minutes=2), base_url=LOCAL) as client:
+        old, kept = _new(client).json()["id"], None
+        clock[0] += 119
+        kept = _new(client).json()["id"]
+        assert client.get(f"/api/games/{old}").status_code == 200
+        clock[0] += 121
+        _new(client)
+        assert client.get(f"/api/games/{old}").status_code == 404  # asked about at 119 s, idle since
+        assert "after 2 idle minutes" in client.get(f"/api/games/{kept}").json()["detail"]
+    for bad in (0.5, 7 * 24 * 60 + 1):
+        with pytest.raises(ValueError, match="idle minutes must be 1..10080"):
+            create_app(replay_dir=tmp_path, idle_minutes=bad)
+
+
 def test_one_address_holds_a_bounded_number_of_games(client, monkeypatch):
     monkeypatch.setattr(games, "PER_CLIENT", 2)
     first = _new(client).json()

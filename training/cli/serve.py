@@ -26,6 +26,9 @@ def add_commands(sub) -> None:
     sv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                     help="another host name the pages are reached by (the Host header), e.g. this "
                     "machine's name on the network; 127.0.0.1, localhost and --host always are")
+    sv.add_argument("--idle-minutes", type=float, default=None, metavar="M",
+                    help="drop a game nobody has asked about for M minutes (default 30; 1 to 10080; "
+                    "a study's games are never dropped)")
     sv.set_defaults(func=cmd_serve)
 
     ex = sub.add_parser("study-export", help="a study's human decisions for behaviour cloning (train/test split by participant)",
@@ -41,7 +44,7 @@ def add_commands(sub) -> None:
 
 def cmd_serve(args) -> int:
     hosts = (*LOCAL_HOSTS, args.host, *args.allow_host)
-    app = create_app(replay_dir=args.replays, study=args.study, hosts=hosts)
+    app = create_app(replay_dir=args.replays, study=args.study, hosts=hosts, idle_minutes=args.idle_minutes)
     if args.host not in LOCAL_HOSTS:
         print(f"braincards: warning: serving on {args.host}: anyone who can reach this address "
               f"can play and read the replays", file=sys.stderr)

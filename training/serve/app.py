@@ -70,16 +70,19 @@ class StudyAnswers(BaseModel):
 
 
 def create_app(replay_dir: str | Path = "replays", study: str | Path | None = None,
-               hosts: tuple[str, ...] = LOCAL_HOSTS) -> FastAPI:
+               hosts: tuple[str, ...] = LOCAL_HOSTS, idle_minutes: float | None = None) -> FastAPI:
     """The app; ``study``: a study file, which turns the server into that study alone;
-    ``hosts``: the host names it answers to (:class:`~.guard.Guard`)."""
+    ``hosts``: the host names it answers to (:class:`~.guard.Guard`); ``idle_minutes``: how
+    long a game nobody asks about is kept (default 30; a study's are kept for good)."""
+    if idle_minutes is not None and not 1 <= idle_minutes <= 7 * 24 * 60:
+        raise ValueError(f"idle minutes must be 1..{7 * 24 * 60} (a week), got {idle_minutes}")
     set_torch_threads(1)
     app = FastAPI(title="braincards serve", docs_url=None, redoc_url=None)
     app.add_middleware(Guard, hosts=tuple(hosts))
     protocol = load_study(study) if study is not None else None
     if protocol is not None:
         replay_dir = protocol["out"] / "replays"
-    store = GameStore(replay_dir)
+    store = GameStore(replay_dir, idle_seconds=None if idle_minutes is None else 60.0 * idle_minutes)
     runner = Study(protocol, store) if protocol is not None else None
     store.on_finish = runner.record if runner is not None else None
     store.on_move = runner.progress if runner is not None else None

@@ -59,8 +59,9 @@ class GameStore:
     """The live games by id, and where finished games' replays go."""
 
     def __init__(self, replay_dir: str | Path, on_finish: Callable | None = None,
-                 on_move: Callable | None = None):
+                 on_move: Callable | None = None, idle_seconds: float | None = None):
         self.replay_dir = Path(replay_dir)
+        self.idle_seconds = IDLE_SECONDS if idle_seconds is None else float(idle_seconds)
         self.on_finish = on_finish
         self.on_move = on_move  # called with the session after every move (a study saves its moves)
         self._games: OrderedDict[str, GameSession] = OrderedDict()
@@ -104,10 +105,11 @@ class GameStore:
         return gid, session
 
     def _expire(self) -> None:
-        """Drop the games nobody asked about for :data:`IDLE_SECONDS` (a study's are kept)."""
+        """Drop the games nobody asked about for ``idle_seconds`` (:data:`IDLE_SECONDS` unless
+        the server was told otherwise; a study's are kept)."""
         now = time.monotonic()
         for gid, s in list(self._games.items()):
-            if now - s.touched > IDLE_SECONDS and s.study is None:
+            if now - s.touched > self.idle_seconds and s.study is None:
                 del self._games[gid]
 
     def _evict(self) -> None:
@@ -123,7 +125,7 @@ class GameStore:
         session = self._games.get(gid)
         if session is None:
             raise RequestError(404, "no such game (it expired after "
-                                    f"{IDLE_SECONDS / 60:.0f} idle minutes, the id is wrong, or the server was restarted)")
+                                    f"{self.idle_seconds / 60:.0f} idle minutes, the id is wrong, or the server was restarted)")
         session.touched = time.monotonic()
         return session
 
