@@ -11,7 +11,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 FILE = ROOT / "configs" / "experiments.yaml"
 SECTIONS = ("shipped", "crossplay", "search", "leaderboard", "wheel", "baselines", "best_responses",
-            "interop", "xp")
+            "interop", "xp", "partners")
 
 
 def shipped_checkpoints() -> list[str]:
@@ -36,6 +36,7 @@ def load(path: Path = FILE) -> dict:
     named += [t["checkpoint"] for t in data["search"]["tables"].values()]
     named += list(data["wheel"].values())
     named += [r[k] for r in data["best_responses"]["runs"] for k in ("target", "checkpoint")]
+    named += [p for p in data["partners"]["br_prox"]["focal"] if "/" in p]
     absent = [e for e in data["interop"]["examples"] + data["xp"]["reports"] if not (ROOT / e).is_file()]
     if absent:
         raise ValueError(f"{path}: interop examples or cross-play reports {absent} do not exist")

@@ -53,7 +53,7 @@ from braincards.training.learning.schedule import evaluation_tables
 
 if __package__ in (None, ""):  # run as `python benchmarks/results_page.py`: the package is importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks import baselines, best_responses, experiments, interop, onnx_speed, xp  # noqa: E402
+from benchmarks import baselines, best_responses, experiments, interop, onnx_speed, partners, xp  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -192,7 +192,8 @@ def regenerate_search(tables: list[str], games: int, seed: int, workers: int) ->
 
 # ------------------------------------------------------------------------- results page
 # the folders of benchmarks/results/ that hold other measurements than a checkpoint's rows
-OTHER_FOLDERS = (CROSSPLAY, SEARCH, baselines.FOLDER, onnx_speed.OUT.parent, interop.FOLDER, xp.FOLDER)
+OTHER_FOLDERS = (CROSSPLAY, SEARCH, baselines.FOLDER, onnx_speed.OUT.parent, interop.FOLDER, xp.FOLDER,
+                 partners.FOLDER)
 
 
 def load_results() -> list[dict]:
@@ -282,7 +283,8 @@ def fmt_interval(d: dict, digits: int = 3) -> str:
 def render_results(records: list[dict], crossplay: list[dict] | None = None,
                    search: list[dict] | None = None, rule_baselines: list[dict] | None = None,
                    onnx: dict | None = None, responses: dict | None = None,
-                   libraries: list[dict] | None = None, reports: list[dict] | None = None) -> str:
+                   libraries: list[dict] | None = None, reports: list[dict] | None = None,
+                   population: dict | None = None) -> str:
     """docs/results.md from the measurement records (pure: no clock, no environment)."""
     lines = [
         GENERATED.format(what=" from benchmarks/results/"),
@@ -330,7 +332,8 @@ def render_results(records: list[dict], crossplay: list[dict] | None = None,
                      f"(braincards {package_version}, torch {torch_version}).")
     lines.append("")
     return "\n".join(lines + baselines.render(rule_baselines or []) + render_search(search or [])
-                     + render_crossplay(crossplay or []) + xp.render(reports or []) + best_responses.render(responses)
+                     + render_crossplay(crossplay or []) + xp.render(reports or []) + partners.render(population or {})
+                     + best_responses.render(responses)
                      + onnx_speed.render(onnx) + interop.render(libraries or []))
 
 
@@ -433,7 +436,8 @@ def render_config() -> str:
 # ------------------------------------------------------------------------- main
 def pages() -> dict[Path, str]:
     return {RESULTS_PAGE: render_results(load_results(), load_crossplay(), load_search(), baselines.load(),
-                                         onnx_speed.load(), best_responses.load(), interop.load(), xp.load()),
+                                         onnx_speed.load(), best_responses.load(), interop.load(), xp.load(),
+                                         partners.load()),
             CONFIG_PAGE: render_config()}
 
 

@@ -1,4 +1,5 @@
-"""``braincards evaluate``, ``crossplay``, ``league`` and ``xp``: seat policies and measure them."""
+"""``braincards evaluate``, ``crossplay``, ``league``, ``xp`` and ``partners``: seat policies and
+measure them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from ..agents.specs import cli_help
 from ..evaluation.crossplay import crossplay, format_crossplay
 from ..evaluation.evaluate import evaluate, format_evaluation
 from ..evaluation.league import format_league, league
+from ..evaluation.partners import format_partner_report, partner_report
 from ..evaluation.xp import format_xp, xp_report
 from ..learning.yaml_files import read_yaml
 from .common import add_table_options, progress, write_json_result
@@ -50,6 +52,19 @@ def add_commands(sub) -> None:
     xp.add_argument("--out", required=True, metavar="DIR", help="where xp.json/.md/.png and the matrix go")
     xp.add_argument("--quiet", action="store_true", help="no progress bar")
     xp.set_defaults(func=cmd_xp)
+
+    pt = sub.add_parser("partners", help="a partner suite's population: cross-play diversity and best responses",
+                        description="Play every member of one population table of a partner suite with every "
+                                    "other (the cross-play gap, each held-out member's best partner) and, where "
+                                    "the suite has best responses, each with every held-out partner.")
+    pt.add_argument("suite", help="a partner suite's name (the_brain-partners-v1) or file")
+    pt.add_argument("--table", required=True, help="the population table, e.g. 3p_robber")
+    pt.add_argument("--games", type=int, default=100, help="games per cell (default 100)")
+    pt.add_argument("--seed", type=int, default=0, help="the deals' seed (default 0)")
+    pt.add_argument("--workers", type=int, default=1, help="processes that play the games")
+    pt.add_argument("--out", required=True, metavar="DIR", help="where partners.json/.md and the matrix go")
+    pt.add_argument("--quiet", action="store_true", help="no progress bar")
+    pt.set_defaults(func=cmd_partners)
 
 
 def _games(cooperative: bool) -> str:
@@ -99,4 +114,12 @@ def cmd_xp(args) -> int:
     report = xp_report(runs, workers=args.workers, out_dir=args.out, progress=False if args.quiet else None)
     print(format_xp(report))
     print("\nwrote " + ", ".join(report["files"]))
+    return 0
+
+
+def cmd_partners(args) -> int:
+    report = partner_report(args.suite, args.table, games=args.games, seed=args.seed, workers=args.workers,
+                            out_dir=args.out, progress=False if args.quiet else None)
+    print(format_partner_report(report))
+    print(f"\nwrote {args.out}/partners.json, partners.md, crossplay.csv, crossplay.png")
     return 0

@@ -35,6 +35,7 @@ COMMANDS = {
     "league": ("evaluation", "round-robin ratings (openskill) of competitive policies", "train"),
     "xp": ("evaluation", "cross-play report over seeds and recipes: self-play, intra-, inter-recipe, held-out",
            "train"),
+    "partners": ("evaluation", "a partner suite's population: cross-play diversity and best responses", "train"),
     "oracle": ("oracle", "The Brain: share of deals winnable with every card known", "train"),
     "play": ("play", "play in the terminal with or against policies", "train"),
     "train": ("train", "train a policy from a YAML config (MaskablePPO, or RLlib)", "train"),

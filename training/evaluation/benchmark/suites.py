@@ -5,7 +5,8 @@ for one game. A scenario fixes everything but the evaluated (*focal*) policy: th
 config, the focal seats, the held-out background population (policy specs with weights),
 the number of games (full and quick), the seed, the metric and the two references that
 normalise it (0 = ``low``, 1 = ``high``). A published suite never changes: a change is a new
-version (``the_brain-v2``), so numbers measured on ``the_brain-v1`` stay comparable.
+version (``the_brain-v2``), so numbers measured on ``the_brain-v1`` stay comparable. A partner
+suite also names its population and which members are held out (:mod:`.population`).
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ import yaml
 
 from braincards.envs import derive_seed, get_spec
 
-SUITE_NAME = re.compile(r"^[a-z_]+-v[0-9]+$")
+from .population import PopulationTable, check_held_out, parse_population
+
+SUITE_NAME = re.compile(r"^[a-z_]+(-[a-z_]+)*-v[0-9]+$")
 SCENARIO_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 METRICS = ("win", "score")
 SCENARIO_KEYS = {"id", "measures", "config", "focal", "background", "games", "quick_games", "seed",
                  "metric", "low", "high", "oracle_nodes"}
-SUITE_KEYS = {"suite", "game", "description", "blocks", "scenarios"}
+SUITE_KEYS = {"suite", "game", "description", "blocks", "scenarios", "population"}
 
 
 class SuiteError(ValueError):
@@ -94,6 +97,7 @@ class Suite:
     description: str
     blocks: int
     scenarios: tuple[Scenario, ...] = field(default_factory=tuple)
+    population: tuple[PopulationTable, ...] = field(default_factory=tuple)
 
     @property
     def version(self) -> int:
@@ -105,6 +109,8 @@ class Suite:
         so a scorecard made on an edited suite file is told apart)."""
         fields = [self.name, self.game, self.blocks,
                   [[s.id, s.fingerprint(), s.games, s.quick_games] for s in self.scenarios]]
+        if self.population:  # (suites without one keep the hash they were published with)
+            fields.append({t.name: t.as_dict() for t in self.population})
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
     def scenario(self, scenario_id: str) -> Scenario:
@@ -177,7 +183,12 @@ def parse_suite(data, source: str = "suite") -> Suite:
     ids = [s.id for s in scenarios]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     _need(not dup, source, f"duplicate scenario ids {dup}")
-    return Suite(name, game, str(data.get("description", "")).strip(), blocks, scenarios)
+    try:
+        population = parse_population(data.get("population"), get_spec(game).check_options, source)
+        check_held_out(population, scenarios, source)
+    except ValueError as err:
+        raise SuiteError(str(err)) from None
+    return Suite(name, game, str(data.get("description", "")).strip(), blocks, scenarios, population)
 
 
 def _reference(value, where: str, key: str, cooperative: bool) -> Reference:
