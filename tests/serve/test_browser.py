@@ -5,6 +5,7 @@ screenshot in build/screenshots/."""
 from __future__ import annotations
 
 import csv
+import json
 import os
 import signal
 import socket
@@ -16,7 +17,7 @@ from braincards.training.evaluation.replay import read_replay
 from braincards.training.serve import create_app
 
 from .conftest import LiveServer, _free_port, screenshot
-from .test_study import write_forms_study, write_study
+from .test_study import DEAL, write_forms_study, write_study
 
 
 def start_game(page, url, game, options, seats, seed, shot=None):
@@ -150,6 +151,8 @@ def test_a_study_survives_a_kill_9_in_the_middle_of_a_game(web_page, tmp_path):
     decision; the token was never in the address bar."""
     page, port = web_page, _free_port()
     study = write_study(tmp_path)
+    (tmp_path / "results").mkdir()  # a fixed deal for game 1 (a secret one could end within 3 decisions)
+    (tmp_path / "results" / "deals.json").write_text(json.dumps({"d101": DEAL}))
     proc = _serve_study(study, port)
     try:
         page.goto(f"http://127.0.0.1:{port}/")

@@ -246,6 +246,9 @@ def _play_some(client, gid, moves):
         assert client.post(f"/api/games/{gid}/{path}", json=body).status_code == 200
 
 
+DEAL = 2**100 + 7  # a deal whose game lasts well past the crash at move 9
+
+
 def test_a_game_under_way_resumes_at_the_same_position_after_a_crash(tmp_path):
     """Issue 42.1: every move of a study game is on disk when it is answered. A server
     dropped mid-game and started again shows the same game (same id, step, cards and log)
@@ -253,6 +256,8 @@ def test_a_game_under_way_resumes_at_the_same_position_after_a_crash(tmp_path):
     of the person, before and after the crash, and the saved moves are gone once it is in."""
     study = tmp_path / "study.yaml"
     study.write_text(STUDY.format(out=tmp_path / "results").replace("[human, random]", "[human, heuristic]"))
+    (tmp_path / "results").mkdir()  # a fixed deal (a secret one could end within 9 moves)
+    (tmp_path / "results" / "deals.json").write_text(json.dumps({"d101": DEAL}))
     with TestClient(create_app(study=study), base_url=LOCAL) as client:
         start = client.post("/api/study/start", json={"participant": "p-01"}).json()
         gid = start["game"]
