@@ -128,3 +128,17 @@ def test_a_search_seats_move_stops_sampling_at_its_time_budget(app, monkeypatch)
     policy = s.table.policies[s.to_act]
     s.agent_move(s.step)
     assert max(policy.last_votes.values()) > 1  # with time, all 8 deals (some action wins more than once)
+
+
+def test_a_guided_seat_passes_its_budget_to_its_pimc_judge_and_counts_as_a_search_seat(app):
+    """A network with a PIMC judge searches at every move: it takes the search lane, and the
+    move's deadline reaches the judge (a greedy judge has none to take)."""
+    table = {"num_players": 3, "difficulty": "robber"}
+    seats = ["guided:checkpoint=the_brain/ppo_3p,judge=pimc", "guided:checkpoint=the_brain/ppo_3p", "heuristic"]
+    _, s = app.state.store.create("the_brain", table, seats, 3)
+    assert s.search_seats == {s.agents[0]}
+    pimc_judged, greedy_judged = s.table.policies[s.agents[0]], s.table.policies[s.agents[1]]
+    pimc_judged.deadline = 12.5
+    assert pimc_judged.judge.deadline == 12.5 == pimc_judged.deadline
+    greedy_judged.deadline = 12.5
+    assert greedy_judged.deadline is None and not hasattr(greedy_judged.judge, "deadline")

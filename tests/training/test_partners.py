@@ -196,7 +196,7 @@ def test_partner_report_plays_the_population_and_its_best_responses(tmp_path):
     assert all(g == 10 for row in report["crossplay"]["games"] for g in row)
     br = report["best_responses"]
     assert br["rows"] == ["greedy", "heuristic"] and br["columns"] == ["heuristic:style=scoring", "heuristic:style=bold"]
-    assert br == br_matrix(suite.population[0], best_responses(suite, suite.population[0]), 10, 3)
+    assert br == br_matrix(suite.game, suite.population[0], best_responses(suite, suite.population[0]), 10, 3)
     text = (tmp_path / "partners.md").read_text()
     assert text.strip() == format_partner_report(report) and "| `heuristic:style=bold` | rule | eval |" in text
     assert {p.name for p in tmp_path.iterdir()} == {"partners.json", "partners.md", "crossplay.csv", "crossplay.png"}

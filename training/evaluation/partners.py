@@ -67,13 +67,13 @@ def cross_play_diversity(result: dict, table: PopulationTable) -> dict:
             "distinct_best_partners": len({b["partner"] for b in best.values()})}
 
 
-def br_matrix(table: PopulationTable, responses: dict[str, str], games: int, seed: int,
+def br_matrix(game: str, table: PopulationTable, responses: dict[str, str], games: int, seed: int,
               workers: int = 1) -> dict:
     """Each best response in one seat with each held-out partner in the others: ``rows`` the
     best responses, ``columns`` the partners, ``win_rate`` the team's (value, lo, hi), and
     ``own_best``: the partners with which their own best response is the best of them."""
     partners = list(responses)
-    tc = table_config("the_brain", table.config)
+    tc = table_config(game, table.config)
     n = tc.num_players
     win = [[evaluate(tc, None, seats=[br] + [p] * (n - 1), games=games, seed=seed, workers=workers,
                      progress=False)["team"]["win_rate"] for p in partners] for br in responses.values()]
@@ -121,7 +121,7 @@ def partner_report(suite: str | Suite, name: str, *, games: int = 100, seed: int
               "diversity": cross_play_diversity(result, table)}
     responses = best_responses(suite, table)
     if responses:
-        report["best_responses"] = br_matrix(table, responses, games, seed, workers)
+        report["best_responses"] = br_matrix(suite.game, table, responses, games, seed, workers)
     if out_dir is not None:
         write_report(out_dir, "partners", report, format_partner_report(report), result)
     return report

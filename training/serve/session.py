@@ -54,11 +54,10 @@ def is_search(seat: str) -> bool:
 
 
 def _set_deadline(policy, when: float | None) -> None:
-    """Give ``policy`` (and a guided policy's judge) a time.monotonic() deadline for its move,
-    where it has one to give (PIMC's sampling stops at it)."""
-    for p in (policy, getattr(policy, "judge", None)):
-        if hasattr(p, "deadline"):
-            p.deadline = when
+    """Give ``policy`` a time.monotonic() deadline for its move where it takes one (PIMC, and
+    a guided policy for its PIMC judge, stop sampling at it)."""
+    if hasattr(policy, "deadline"):
+        policy.deadline = when
 
 
 def check_seats(spec, config: dict, seats: list) -> list[str]:
@@ -115,6 +114,7 @@ class GameSession:
         self.table.reset(seed=self.env_seed)
         self.agents = self.table.agents
         self.human = self.agents[seats.index(HUMAN)] if HUMAN in seats else None
+        self.search_seats = {a for a, s in zip(self.agents, seats, strict=True) if is_search(s)}
         self.steps: list[dict] = []  # the replay's steps
         self.log: list[dict] = []  # {"i", "agent", "kind", "meaning"} per move
         self.decision_times: list[float] = []
@@ -181,8 +181,7 @@ class GameSession:
     @property
     def searching(self) -> bool:
         """Whether the seat to move is a search seat (:func:`is_search`)."""
-        return self.to_act is not None and self.to_act != self.human and \
-            is_search(self.seats[self.agents.index(self.to_act)])
+        return self.to_act in self.search_seats
 
     def _apply(self, action: int) -> None:
         agent = self.raw.agent_selection

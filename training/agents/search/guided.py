@@ -63,6 +63,16 @@ class GuidedPolicy:
         self.network.reset(seed)
         self.judge.reset(seed)
 
+    @property
+    def deadline(self) -> float | None:
+        """The move's time budget, which only a PIMC judge spends (see ``PIMCPolicy.deadline``)."""
+        return getattr(self.judge, "deadline", None)
+
+    @deadline.setter
+    def deadline(self, when: float | None) -> None:
+        if isinstance(self.judge, PIMCPolicy):
+            self.judge.deadline = when
+
     def scores(self, observation: dict, proposed: list[int]) -> dict[int, float]:
         """The judge's score of each proposed action (higher is better)."""
         if isinstance(self.judge, PIMCPolicy):
