@@ -10,6 +10,7 @@ import numpy as np
 from ..core.base import CardGameEnv
 from ..core.config import check_bool, check_choice, check_int
 from ..core.layout import ObservationLayout
+from ..core.table_data import pile, row, table
 from . import rules
 from .cards import LEVEL_NAMES, MOTIF_OF, MOTIFS, NUM_CARDS, NUM_MOTIFS
 
@@ -250,3 +251,46 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
         else:
             lines.append(f"  to decide: {rules.DECISIONS[s.phase]} by player_{s.seat}")
         return "\n".join(lines)
+
+    def _table_data(self, viewer: int | None) -> dict:
+        s = self.state
+        areas = [pile("pile top", [_card(s.pile[0])] if s.pile else [])]
+        if s.num_players > 1:
+            areas.append(pile("middle", [_card(c) for c in s.middle]))
+        if s.pending >= 0:
+            areas.append(pile("played (pile or middle?)", [_card(s.pending)]))
+        rows = [row("table", piles=areas)]
+        pts = rules.scores(s)
+        for seat in range(s.num_players):
+            hand = s.hands[seat]
+            if viewer is None or seat != viewer:
+                shown = pile("hand", [_card(c) for c in hand])
+            elif self._perfect:  # R-W9: the seat remembers each card it drew
+                shown = pile("hand", [_card(c) | {"remembered": True} for c in hand])
+            else:  # R-W3: a seat sees only the backs of its own cards
+                shown = pile("hand", [], len(hand))
+            rows.append(row(f"player_{seat}", seat=seat, acting=seat == s.seat and s.phase != rules.OVER,
+                            facts=[("won", len(s.won[seat])), ("points", pts[seat])], piles=[shown]))
+        facts = [("level", f"{s.level} ({LEVEL_NAMES[s.level]})"), ("turn", s.turn), ("pile", len(s.pile))]
+        if s.num_players == 1:
+            facts.append(("error stack", len(s.errors)))
+        if s.name_card:
+            facts.append(("name-a-card", True))
+        return table(facts, rows)
+
+    def _action_card(self, action: int) -> dict | None:
+        s = self.state
+        if action in (rules.DRAW, rules.TAKE_TOP):
+            return _card(s.pile[0]) if s.pile else None
+        if action == rules.TAKE_MIDDLE:
+            return _card(s.pending) if s.pending >= 0 else None
+        p = action - rules.PLAY if action < rules.TAKE_TOP else (action - rules.NAMED) // NUM_MOTIFS
+        hand = s.hands[s.seat]
+        if not 0 <= p < len(hand):
+            return None
+        return _card(hand[p]) | {"remembered": True} if self._perfect else {"hidden": True}
+
+
+def _card(c: int) -> dict:
+    """A card as data: its motif."""
+    return {"motif": MOTIFS[MOTIF_OF[c]]}

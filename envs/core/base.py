@@ -2,7 +2,8 @@
 
 A game's env subclasses :class:`CardGameEnv` and implements the hooks (``_new_state``,
 ``_acting_agent``, ``_legal_actions``, ``_apply``, ``_is_terminal``, ``_agent_returns``,
-``_fill_observation``, ``_render_text``, ``action_meaning``). This class owns seats,
+``_fill_observation``, ``_render_text``, ``_table_data``, ``_action_card``,
+``action_meaning``). This class owns seats,
 rewards, masks, illegal-action handling, ``max_cycles`` truncation and rendering; the
 rules stay in each game's pure ``rules.py``.
 """
@@ -284,6 +285,29 @@ class CardGameEnv(AECEnv):
         if self.state is None:
             raise RuntimeError("call reset() before rendering")
         return self._render_text(None if viewer is None else self._index[viewer])
+
+    def table_data(self, viewer: str | None = None) -> dict:
+        """The table as data (see :mod:`braincards.envs.core.table_data`): what ``viewer`` (an
+        agent name) may see, or everything; the same knowledge as :meth:`render_text`."""
+        if self.state is None:
+            raise RuntimeError("call reset() before asking for the table")
+        return self._table_data(None if viewer is None else self._index[viewer])
+
+    def action_card(self, action: int) -> dict | None:
+        """The card ``action`` plays, gives or names in the current decision, as the deciding
+        seat sees it (a card dict of :meth:`table_data`), or None when it names no card."""
+        if self.state is None:
+            raise self._not_playing("action_card()")
+        a = int(action)
+        if not 0 <= a < self._num_actions:
+            raise ValueError(f"action {action!r} is outside 0..{self._num_actions - 1}")
+        return self._action_card(a)
+
+    def _table_data(self, viewer: int | None) -> dict:
+        raise NotImplementedError
+
+    def _action_card(self, action: int) -> dict | None:
+        raise NotImplementedError
 
     def render(self):
         if self.render_mode is None:

@@ -37,13 +37,15 @@ DIE_FACES = {
 _NAMES = {MOSQUITO: "mosquito", SPIDER: "spider", MOUSE: "mouse"}
 
 
+def value_effect(value: int, marshmallows=DEFAULT_MARSHMALLOWS) -> str | None:
+    """``"spider"``, ``"marshmallow"``, or None for a card without an effect."""
+    return _NAMES.get(value, "marshmallow" if value in marshmallows else None)
+
+
 def value_name(value: int, marshmallows=DEFAULT_MARSHMALLOWS) -> str:
     """``"8 (spider)"``, ``"19 (marshmallow)"``, ``"5"``."""
-    if value in _NAMES:
-        return f"{value} ({_NAMES[value]})"
-    if value in marshmallows:
-        return f"{value} (marshmallow)"
-    return str(value)
+    effect = value_effect(value, marshmallows)
+    return str(value) if effect is None else f"{value} ({effect})"
 
 
 def expand(copies) -> list[int]:

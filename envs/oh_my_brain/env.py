@@ -11,8 +11,9 @@ import numpy as np
 from ..core.base import CardGameEnv
 from ..core.config import check_int
 from ..core.layout import ObservationLayout
+from ..core.table_data import pile, row, table
 from . import rules
-from .cards import DIE_FACES, NUM_VALUES, value_name
+from .cards import DIE_FACES, NUM_VALUES, value_effect, value_name
 
 MAX_SEATS = rules.MAX_PLAYERS
 BRAIN_SCALE = 2  # brains are observed as brains / (2 * starting_brains), clipped at 1
@@ -243,3 +244,47 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
             if s.extras:
                 lines.append(f"  extra copies of {s.horde[-1]} to send: {s.extras}")
         return "\n".join(lines)
+
+    def _table_data(self, viewer: int | None) -> dict:
+        s = self.state
+        marsh = s.marshmallows
+
+        def cards(values) -> list[dict]:
+            return [_card(v, marsh) for v in values]
+
+        def counted(counts) -> list[dict]:
+            return cards(v for v in range(NUM_VALUES) for _ in range(counts[v]))
+
+        rows = [row("table", facts=[("spider: the next play must be < 8", True)] if s.spider else (),
+                    piles=[pile("horde", cards(s.horde)), pile("discard pile", counted(s.discard))])]
+        for seat in range(s.num_players):
+            seen = viewer is None or seat == viewer
+            rows.append(row(f"player_{seat}", seat=seat, acting=seat == s.seat and s.phase != rules.OVER,
+                            facts=[("brains", s.brains[seat])],
+                            piles=[pile("hand", counted(s.hands[seat]) if seen else [],
+                                        0 if seen else sum(s.hands[seat])),
+                                   pile("graveyard", counted(s.graves[seat]) if seen else [],
+                                        0 if seen else sum(s.graves[seat]))]))
+        if s.phase != rules.OVER and s.pending and (viewer is None or viewer == s.seat):
+            what = "dealt" if s.phase == rules.DRAFT else "drawn"
+            rows.append(row(what, seat=s.seat, piles=[pile(what, cards(s.pending))]))
+        if s.phase != rules.OVER and s.extras:
+            rows.append(row("extra copies to send", facts=[(f"copies of {s.horde[-1]}", s.extras)]))
+        facts = [("round", s.round), ("turn", s.turn), ("reserve", len(s.reserve)),
+                 ("discard pile", sum(s.discard)),
+                 ("last die", f"{s.die}: {DIE_FACES[s.die]}" if s.die else "-")]
+        return table(facts, rows)
+
+    def _action_card(self, action: int) -> dict | None:
+        s = self.state
+        if action >= rules.PLAY_ACTION:
+            return _card((action - rules.PLAY_ACTION) // s.maxc, s.marshmallows)
+        if rules.VALUE_ACTION <= action < rules.OPPONENT_ACTION:
+            return _card(action - rules.VALUE_ACTION, s.marshmallows)
+        return None
+
+
+
+def _card(value: int, marshmallows) -> dict:
+    """A card as data: its value and effect (None for a plain card)."""
+    return {"value": value, "effect": value_effect(value, marshmallows)}

@@ -9,8 +9,20 @@ import numpy as np
 from ..core.base import CardGameEnv
 from ..core.config import check_bool, check_choice, check_int
 from ..core.layout import ObservationLayout
+from ..core.table_data import pile, row, table
 from . import rules
-from .cards import NUM_CARDS, VISIBLE_SYMBOL_OF, VISIBLE_SYMBOLS, action_name, card_name, short_name
+from .cards import (
+    COLOR_OF,
+    COLORS,
+    NUM_CARDS,
+    OBJECT_OF,
+    OBJECTS,
+    VISIBLE_SYMBOL_OF,
+    VISIBLE_SYMBOLS,
+    action_name,
+    card_name,
+    short_name,
+)
 
 MAX_SEATS = rules.MAX_PLAYERS
 MEMORY_MODES = ("perfect", "none")
@@ -271,3 +283,39 @@ class raw_env(CardGameEnv):  # noqa: N801 - PettingZoo naming convention
                 doing += f"  donating {short_name(s.donating)}"
             lines.append(doing)
         return "\n".join(lines)
+
+    def _table_data(self, viewer: int | None) -> dict:
+        s = self.state
+        solo = s.num_players == 1
+        see_covered = viewer is None or self.memory == "perfect"  # else only the symbol (R-B8)
+        rows = [row("table", piles=[pile("discard pile top", [_card(s.discard[-1])] if s.discard else [])])]
+        for i, stack in enumerate(s.display):
+            under = [_card(c) if see_covered else {"effect": action_name(c)} for c in stack[:-1]]
+            rows.append(row(f"stack {i}", piles=[pile("top", [_card(stack[-1])])] + ([pile("covered", under)] if under else [])))
+        for seat in range(s.num_seats):
+            who = f"player_{seat}" if not solo else ("player_0" if seat == 0 else "virtual seat")
+            hand = s.hands[seat]
+            seen = viewer is None or self.open_hands or solo or seat == viewer
+            rows.append(row(who, seat=seat if (not solo or seat == 0) else None,
+                            acting=seat == s.seat and s.phase != rules.OVER,
+                            piles=[pile("hand", [_card(c) for c in hand] if seen else [], 0 if seen else len(hand)),
+                                   pile("domain", [_card(c) for c in s.domains[seat]])]))
+        if s.peek_seat >= 0:  # the discard_peek variant, once a seat has looked
+            seen = viewer is None or viewer == s.peek_seat or solo
+            rows.append(row("discard pile as seen when looked through", seat=None if solo else s.peek_seat,
+                            piles=[pile("looked through", [_card(c) for c in s.peeked])] if seen else [],
+                            facts=() if seen else [("looked through the discard pile", True)]))
+        if s.phase != rules.OVER and (s.resolving >= 0 or s.donating >= 0):
+            rows.append(row("in play", piles=[pile(name, [_card(c)]) for name, c in
+                                              (("the card in play", s.resolving), ("the card given", s.donating)) if c >= 0]))
+        facts = [("turn", s.turn), ("deck", len(s.deck)), ("display", f"{len(s.display)}/{s.limit}"),
+                 ("discard pile", len(s.discard))]
+        return table(facts, rows)
+
+    def _action_card(self, action: int) -> dict | None:
+        return _card(action) if action < NUM_CARDS else None
+
+
+def _card(c: int) -> dict:
+    """A card as data: its colour, object and effect."""
+    return {"colour": COLORS[COLOR_OF[c]], "object": OBJECTS[OBJECT_OF[c]], "effect": action_name(c)}

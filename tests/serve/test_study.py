@@ -51,7 +51,8 @@ def test_conditions_are_counterbalanced_with_fixed_seeds(tmp_path):
                                  "conditions: [{name: a, seats: [human, random], seeds: [1]}]",
                                  "conditions: [{name: a, seats: [human, random], deals: [x, x]}]",
                                  "conditions: [{name: a, seats: [human, random], deals: ['=cmd()']}]",
-                                 "pace_ms: -1", "pace_ms: 99999", "pace_ms: fast", "step_mode: sometimes"])
+                                 "pace_ms: -1", "pace_ms: 99999", "pace_ms: fast", "step_mode: sometimes",
+                                 "tutorial: maybe"])
 def test_a_bad_study_file_is_refused(tmp_path, bad):
     path = tmp_path / "bad.yaml"
     key = bad.split(":")[0]
@@ -293,7 +294,7 @@ def test_the_study_fixes_the_agents_pace_and_step_mode_for_everyone(tmp_path):
     path = write_study(tmp_path)
     with TestClient(create_app(study=path), base_url=LOCAL) as client:
         assert client.get("/api/meta").json() == {"study": True, "games": [], "pace_ms": 0, "step_mode": False,
-                                                  "consent": None, "instructions": None, "questionnaire": []}
+                                                  "tutorial": None, "consent": None, "instructions": None, "questionnaire": []}
     path.write_text(path.read_text().replace("pace_ms: 0", "step_mode: true"))
     with TestClient(create_app(study=path), base_url=LOCAL) as client:
         meta = client.get("/api/meta").json()

@@ -27,6 +27,7 @@ from .replays import list_replays, read_replay_text, replay_view
 from .session import RequestError
 from .study import Study, load_study
 from .study_forms import public_items
+from .tutorials import find_tutorial, start_tutorial
 from .view import session_view
 
 STATIC = Path(__file__).parent / "static"
@@ -102,6 +103,7 @@ def create_app(replay_dir: str | Path = "replays", study: str | Path | None = No
     def meta():
         if runner is not None:
             return {"study": True, "games": [], "pace_ms": protocol["pace_ms"], "step_mode": protocol["step_mode"],
+                    "tutorial": protocol["game"] if protocol["tutorial"] else None,
                     "consent": protocol["consent"], "instructions": protocol["instructions"],
                     "questionnaire": public_items(protocol["questionnaire"])}
         return {"study": False, "games": game_catalog()}
@@ -136,6 +138,16 @@ def _game_routes(app: FastAPI, store: GameStore, runner) -> None:
         with session.lock:
             session.mark_pending()
             return {"id": gid, "view": session_view(session)}
+
+    @app.post("/api/tutorials/{game}", status_code=201)
+    def new_tutorial(game: str, request: Request):
+        if study and not (runner.study["tutorial"] and find_tutorial(game).game == runner.study["game"]):
+            raise RequestError(403, "this study offers no tutorial of that game")
+        client = request.client.host if request.client else None
+        gid, session = start_tutorial(store, game, client, policies=not study)
+        with session.lock:
+            session.mark_pending()
+            return {"id": gid, "view": session_view(session, study=study)}
 
     @app.get("/api/games/{gid}")
     def get_game(gid: str):

@@ -134,8 +134,8 @@ class GameStore:
         a game that just ended is saved once (replay, then the study's row)."""
         if self.on_move is not None and session.saved_to is None:
             self.on_move(session)
-        if not session.over or session.saved_to is not None:
-            return
+        if not session.over or session.saved_to is not None or session.tutorial is not None:
+            return  # (a tutorial game is practice: it leaves no replay)
         path = self.replay_dir / session.replay_name
         session.saved_to = write_replay(path, session.header(), session.steps, session.result())
         if self.on_finish is not None:

@@ -124,6 +124,7 @@ class GameSession:
         self.study: dict | None = None  # a study game: participant, game, condition, deal
         self.saved_to = None
         self.notes: list[str] = []  # about the table, for the page: options taken from a checkpoint, or not its own
+        self.tutorial = None  # a tutorials.TutorialGuide when this is a tutorial game
 
     # ------------------------------------------------------------------ state
     @property
@@ -158,10 +159,15 @@ class GameSession:
             raise RequestError(422, "'action' must be an integer action id")
         if action not in self.raw.legal_actions():
             raise RequestError(422, f"action {action} is not legal now; legal: {self.raw.legal_actions()}")
+        if self.tutorial is not None:
+            self.tutorial.check(self, action)
         if self.pending_since is not None:
             self.decision_times.append(round(time.monotonic() - self.pending_since, 3))
         self.pending_since = None
+        kind = self.spec.decision(self.raw.state)
         self._apply(action)
+        if self.tutorial is not None:
+            self.tutorial.moved(kind)
 
     def agent_move(self, step) -> None:
         """One move of the policy whose turn it is (the page asks for each, at its pace)."""

@@ -69,7 +69,7 @@ def load_study(path: str | Path) -> dict:
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a study file is a YAML mapping")
     allowed = {"game", "options", "games", "out", "conditions", "name", "repeat_deals", "pace_ms", "step_mode",
-               "consent", "instructions", "questionnaire"}
+               "consent", "instructions", "questionnaire", "tutorial"}
     unknown = set(raw) - allowed
     if unknown:
         raise ValueError(f"{path}: unknown study keys {sorted(unknown)}; allowed: {sorted(allowed)}")
@@ -77,6 +77,9 @@ def load_study(path: str | Path) -> dict:
     if not isinstance(pace, int) or isinstance(pace, bool) or not 0 <= pace <= MAX_PACE_MS:
         raise ValueError(f"{path}: 'pace_ms' (the wait before each agent move) must be an integer "
                          f"0..{MAX_PACE_MS}, got {pace!r}")
+    if not isinstance(raw.get("tutorial", False), bool):
+        raise ValueError(f"{path}: 'tutorial' must be true (participants may play the game's tutorial "
+                         "before their first game) or false")
     if not isinstance(raw.get("step_mode", False), bool):
         raise ValueError(f"{path}: 'step_mode' must be true (the participant clicks for each agent move) or false")
     spec = get_spec(raw.get("game"))
@@ -96,7 +99,8 @@ def load_study(path: str | Path) -> dict:
                                  f"but has {len(c['deals'])} deals: add deals, or say repeat_deals: true")
     return {"game": spec.id, "config": config, "games": games, "conditions": out,
             "out": Path(raw.get("out") or "study-results"), "pace_ms": pace,
-            "step_mode": raw.get("step_mode", False), **load_forms(raw, str(path))}
+            "step_mode": raw.get("step_mode", False), "tutorial": raw.get("tutorial", False),
+            **load_forms(raw, str(path))}
 
 
 def _condition(path, spec, config: dict, c) -> dict:

@@ -1,7 +1,8 @@
 """What the page is sent: one seat's view of a game, built only from what that seat may see.
 
-The table is the env's own ``render_text(viewer=seat)`` (the rules engine decides what a seat
-sees, as in ``braincards play``), the legal moves come from the action mask and are sent only
+The table is the env's own ``table_data(viewer=seat)`` (cards as fields, which the page
+draws) and ``render_text(viewer=seat)`` (the same in words): the rules engine decides what a
+seat sees, as in ``braincards play``. The legal moves come from the action mask and are sent only
 to the seat that decides, and the log of moves shows another seat's private decisions (the
 game's ``GameSpec.private_decisions``) as "makes a private choice". Nothing else of the state
 is serialised, so two games that differ only in what the seat cannot see give the same bytes.
@@ -26,11 +27,12 @@ def log_line(entry: dict, viewer: str | None, spec, labels: dict) -> str:
 
 
 def moves(raw, seat: str | None) -> list[dict]:
-    """The legal moves of ``seat`` when it decides now (else none), in words."""
+    """The legal moves of ``seat`` when it decides now (else none), in words and with the card
+    each one plays or names, as ``seat`` sees it."""
     if seat is None or raw.agent_selection != seat or not raw.legal_actions():
         return []
     mask = raw.observe(seat)["action_mask"]
-    return [{"action": int(a), "meaning": raw.action_meaning(int(a))}
+    return [{"action": int(a), "meaning": raw.action_meaning(int(a)), "card": raw.action_card(int(a))}
             for a in range(len(mask)) if mask[a]]
 
 
@@ -50,6 +52,7 @@ def table_view(spec, raw, *, viewer: str | None, labels: dict, log: list[dict], 
         "to_act_label": labels.get(to_act) if to_act else None,
         "decision": kind,
         "table": raw.render_text(viewer=None if over else viewer).splitlines(),
+        "board": raw.table_data(viewer=None if over else viewer),
         "log": [log_line(e, viewer, spec, labels) for e in log[-LOG_LINES:]],
         "moves": [] if over else moves(raw, viewer),
         "over": over,
@@ -70,9 +73,11 @@ def session_view(session, *, study: bool = False) -> dict:
     out["you"] = session.human
     out["notes"] = list(session.notes)
     out["agents_turn"] = not session.over and session.to_act != session.human
+    if session.tutorial is not None:
+        out["tutorial"] = session.tutorial.view(session)
     if session.over:
         out["result"] = session.result()
         out["end_reason"] = end_reason(session.raw, labels)
-        if not study:
+        if not study and session.tutorial is None:
             out["replay"] = session.replay_name
     return out

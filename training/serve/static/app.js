@@ -3,7 +3,8 @@
 "use strict";
 
 const main = document.getElementById("main");
-const { renderLine, moveCard, esc } = window.Cards;
+const { Cards } = window;
+const { esc } = Cards;
 let META = null;
 let timer = null;
 
@@ -29,7 +30,11 @@ function newGamePage() {
     <label>Seed (empty: random) <input id="seed" type="number" min="0" placeholder="random"></label></div>
     <h2>Options</h2><div class="row" id="options"></div>
     <h2>Seats</h2><div class="row" id="seats"></div>
-    <p><button class="primary" id="start">Play</button> <span class="error" id="error"></span></p></div>`;
+    <p><button class="primary" id="start">Play</button> <span class="error" id="error"></span></p></div>
+    <div class="panel" id="learn"><h2>New to a game?</h2><p>Play a short tutorial: a fixed deal where
+    the first moves are explained and guided.</p><div class="row">${games.map((g) =>
+      `<button class="tutorial-start" data-game="${g.id}">Tutorial: ${esc(g.title)}</button>`).join("")}</div></div>`;
+  main.querySelectorAll("button.tutorial-start").forEach((b) => { b.onclick = () => startTutorial(b.dataset.game, "game"); });
   const sel = document.getElementById("game");
   sel.onchange = () => fillOptions(games.find((g) => g.id === sel.value));
   fillOptions(games[0]);
@@ -73,6 +78,23 @@ async function startGame() {
   }
 }
 
+// a tutorial game: the server deals it and guides the first moves ("practice" in a study)
+async function startTutorial(game, where) {
+  try {
+    const res = await api(`/api/tutorials/${encodeURIComponent(game)}`, {});
+    location.hash = `#/${where}/${res.id}`;
+  } catch (err) {
+    document.getElementById("error").textContent = err.message;
+  }
+}
+
+function tutorialHtml(t) {
+  const head = t.made < t.guided ? `Tutorial · guided move ${Math.min(t.made + 1, t.guided)} of ${t.guided}` : "Tutorial";
+  const back = inStudy() ? `<p><a href="#/" id="tutorial-back">Back to the study</a></p>` : "";
+  return `<div class="panel tutorial" id="tutorial"><h2>${esc(head)}</h2>` +
+    `${t.say.map((p) => `<p>${esc(p)}</p>`).join("")}${back}</div>`;
+}
+
 // ------------------------------------------------------------------ a game
 // a study fixes the agents' pace and step mode for everyone (its file says them); free play
 // keeps the person's own choice
@@ -89,22 +111,34 @@ async function gamePage(gid, study) {
   }
 }
 
-// the env's table in the page's words: seats by their labels ("you", "partner 1 (heuristic)"),
-// and its "to decide: X by seat N" line as who decides what
-function tableWords(line, view) {
-  const label = (i) => (view.seats[Number(i)] || {}).label || `seat ${i}`;
-  const m = line.match(/^(\s*)to decide: (\S+) by (?:seat |player_)(\d+)(.*)$/);
-  if (m) {
-    const rest = m[4].replace(/\bresolving\b/, "· the card in play:").replace(/\bdonating\b/, "· the card given:");
-    const who = label(m[3]);
-    return `${m[1]}now: ${who} ${who === "you" ? "decide" : "decides"} (${m[2].replace(/_/g, " ")})${rest}`;
-  }
-  return line.replace(/\bplayer_(\d+)\b/g, (_, i) => label(i));
+// the table, drawn from the server's data (cards as fields, never parsed from words): its
+// counters, then one line per area or seat, seats by their labels ("you", "partner 1 (...)")
+function seatLabel(view, seat) {
+  return (view.seats[seat] || {}).label || `seat ${seat}`;
+}
+
+function factText([name, value]) {
+  return value === true ? name : `${name} ${value}`;
+}
+
+function rowHtml(row, view) {
+  const own = row.seat !== null && /^player_\d+$/.test(row.label);
+  const who = row.seat === null ? "" : seatLabel(view, row.seat);
+  const title = own ? who : row.label + (who ? ` (${who})` : "");
+  const me = row.seat !== null && (view.seats[row.seat] || {}).agent === view.you;
+  const facts = row.facts.map((f) => `<span class="fact">${esc(factText(f))}</span>`).join("");
+  const piles = row.piles.map((p) => `<span class="pile-name">${esc(p.name)}</span>` +
+    `<span class="cards">${p.cards.length || p.hidden ? Cards.pileSvg(p) : "<span class=\"muted\">-</span>"}</span>`).join("");
+  return `<div class="table-line${own && me ? " me" : ""}${row.acting ? " acting" : ""}">` +
+    `<span class="row-label">${row.acting ? "&#9654; " : ""}${esc(title)}</span>${facts}${piles}</div>`;
 }
 
 function tableHtml(view) {
-  return view.table.map((line) => `<div class="table-line${line.startsWith(">") ? " me" : ""}">` +
-    `${renderLine(tableWords(line, view))}</div>`).join("");
+  const facts = `<div class="table-line table-facts">${view.board.facts.map((f) =>
+    `<span class="fact">${esc(factText(f))}</span>`).join(" · ")}</div>`;
+  const now = view.over || !view.to_act ? "" : `<div class="table-line now">now: ${esc(view.to_act_label)} ` +
+    `${view.to_act_label === "you" ? "decide" : "decides"} (${esc(view.decision.replace(/_/g, " "))})</div>`;
+  return facts + view.board.rows.map((r) => rowHtml(r, view)).join("") + now;
 }
 
 function statusText(view) {
@@ -117,8 +151,12 @@ function showGame(gid, view, study) {
   clearTimeout(timer);
   const seats = view.seats.map((s) => `<span class="seat${s.agent === view.to_act ? " acting" : ""}">` +
     `${esc(s.label)}</span>`).join(" · ");
-  const moves = view.moves.map((m) => `<button class="move" data-action="${m.action}">` +
-    `${moveCard(m.meaning)}<span>${esc(m.meaning)}</span></button>`).join("");
+  // a guided tutorial decision offers the asked move alone
+  const asked = view.tutorial ? view.tutorial.move : null;
+  const offered = asked === null ? view.moves : view.moves.filter((m) => m.action === asked);
+  const moves = offered.map((m) => `<button class="move${m.action === asked ? " suggested" : ""}" ` +
+    `data-action="${m.action}">` +
+    `${m.card ? Cards.cardSvg(m.card) : ""}<span>${esc(m.meaning)}</span></button>`).join("");
   const own = inStudy() ? "" : `<label>pace (ms) <input id="pace" type="range" min="0" max="2000" step="100" value="${pace()}"></label>
     <label><span>step by step</span><input id="stepmode" type="checkbox" ${stepMode() ? "checked" : ""}></label>`;
   const next = !inStudy() || stepMode() ? `<button id="next">Next move</button>` : "";
@@ -131,7 +169,7 @@ function showGame(gid, view, study) {
     ${(view.notes || []).map((n) => `<p class="note">${esc(n)}</p>`).join("")}
     <div class="game-grid"><div class="game-table">
     <div class="panel" id="table">${tableHtml(view)}</div>${legendHtml(view.game)}</div>
-    <div class="game-side">
+    <div class="game-side">${view.tutorial ? tutorialHtml(view.tutorial) : ""}
     <div class="panel"><div class="status${view.moves.length ? " yours" : ""}" id="status">${esc(statusText(view))}</div>
     <div>${seats}</div><div class="muted">step ${view.step}</div></div>
     ${view.over ? resultHtml(view, study) : ""}
@@ -223,6 +261,7 @@ function resultHtml(view, study) {
   const rows = view.seats.map((s, i) => `<tr><td>${esc(s.label)}</td><td>${r.scores[i]}</td>` +
     `<td>${r.returns[i]}</td><td>${r.wins[i] ? "won" : ""}</td></tr>`).join("");
   const next = study ? `<p><button class="primary" id="continue">Continue</button></p>`
+    : view.tutorial ? `<p><a href="#/">${inStudy() ? "back to the study" : "new game"}</a></p>`
     : `<p>Saved as replay <a href="#/replays/${encodeURIComponent(view.replay)}">${esc(view.replay)}</a>` +
       ` · <a href="#/">new game</a></p>`;
   const why = view.end_reason ? `<p class="reason" id="end-reason">${esc(view.end_reason)}</p>` : "";
@@ -293,7 +332,10 @@ function studyStartPage() {
     <p>Thank you for taking part. You will play a few card games with computer partners.</p></div>
     ${consent}${instructions}<div class="panel center">
     <p><label>Participant id <input id="participant" autocomplete="off"></label></p>
-    <p><button class="primary" id="begin">Start</button></p><p class="error" id="error"></p></div>`;
+    <p><button class="primary" id="begin">Start</button></p><p class="error" id="error"></p></div>
+    ${META.tutorial ? `<div class="panel center" id="practice"><p>New to the game? Try it first in a short
+    tutorial game; it is practice and is not recorded.</p><p><button id="practice-start">Practice game</button></p></div>` : ""}`;
+  if (META.tutorial) document.getElementById("practice-start").onclick = () => startTutorial(META.tutorial, "practice");
   document.getElementById("begin").onclick = async () => {
     const agree = document.getElementById("agree");
     try {
@@ -384,6 +426,7 @@ async function route() {
     const token = sessionStorage.getItem("study");
     if (parts[0] === "study" && token) return studyResume(token, parts[1]);
     if (parts[0] === "thanks") return thanksPage();
+    if (parts[0] === "practice" && parts[1] && META.tutorial) return gamePage(parts[1], null);
     return studyStartPage();
   }
   if (parts[0] === "game" && parts[1]) return gamePage(parts[1], null);

@@ -1,13 +1,12 @@
-// braincards serve: cards drawn as SVG from the table's words (no images, no network).
-// The Brain: coloured object cards ("red-lock(remove safe)"); Oh My Brain: value cards with
-// their effect ("11 (mouse)"); the Boar: motif cards ("fox"); a hidden card: its back.
+// braincards serve: cards drawn as SVG from the server's table data (no images, no network).
+// The Brain: coloured object cards ({colour, object, effect}); Oh My Brain: value cards with
+// their effect ({value, effect}); the Boar: motif cards ({motif}); a hidden card: its back.
 (function () {
 "use strict";
 
 const COLOURS = {
-  red: "#d64545", yel: "#e2b522", grn: "#3fa34d", blu: "#3c78d8", pur: "#8e5bc8", gry: "#7d7d7d",
+  red: "#d64545", yellow: "#e2b522", green: "#3fa34d", blue: "#3c78d8", purple: "#8e5bc8", grey: "#7d7d7d",
 };
-const COLOUR_WORDS = { red: "red", yellow: "yel", green: "grn", blue: "blu", purple: "pur", grey: "gry" };
 
 function esc(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;",
@@ -72,69 +71,42 @@ function valueCard(value, effect) {
   return cardFrame(fill, inner, effect ? `${value} (${effect})` : value);
 }
 
-function motifCard(name) {
+function motifCard(name, remembered) {
   const h = hue(name);
   const inner = `<circle cx="26" cy="32" r="14" fill="hsl(${h}, 60%, 45%)"/>` +
     `<text x="26" y="38" font-size="16" font-weight="700" text-anchor="middle" fill="#fff">` +
     `${esc(name[0].toUpperCase())}</text><text x="26" y="62" font-size="9" text-anchor="middle" ` +
-    `fill="#333">${esc(name.slice(0, 10))}</text>`;
-  return cardFrame(`hsl(${h}, 60%, 92%)`, inner, name);
+    `fill="#333">${esc(name.slice(0, 10))}</text>` +
+    (remembered ? `<text x="26" y="71" font-size="7" text-anchor="middle" fill="#555">remembered</text>` : "");
+  return cardFrame(`hsl(${h}, 60%, 92%)`, inner, remembered ? `${name} (your card, as you remember it)` : name);
 }
 
-// one item inside [...] -> SVG (or "" for an empty marker)
-function itemCard(item) {
-  item = item.trim();
-  if (!item || item === "-") return "";
-  let m = item.match(/^(\d+) hidden$/);
-  if (m) return Array.from({ length: Number(m[1]) }, cardBack).join("");
-  if (item === "?" || item === "hidden") return cardBack();
-  m = item.match(/^(red|yel|grn|blu|pur|gry)-([a-z_]+)(?:\((.*)\))?$/);
-  if (m) return brainCard(m[1], m[2], m[3]);
-  m = item.match(/^(\d+)(?: \((.*)\))?$/);
-  if (m) return valueCard(m[1], m[2]);
-  if (/^[a-z_]+$/i.test(item)) return motifCard(item);
-  return `<span>${esc(item)}</span>`;
+// a covered card under a short memory: only its action symbol shows (the rules' "cover")
+function symbolCard(effect) {
+  const short = shortEffect(effect);
+  const inner = `<rect x="6" y="6" width="40" height="62" rx="4" fill="none" stroke="#bbb" stroke-width="1"/>` +
+    `<text x="26" y="42" font-size="${short.length > 9 ? 8 : 9.5}" font-weight="600" text-anchor="middle" ` +
+    `fill="#333">${esc(short)}</text>`;
+  return cardFrame("#eeeeee", inner, `covered card (${effect})`);
 }
 
-function splitItems(inner) {
-  if (inner.includes(",")) return inner.split(",");
-  if (/^\d+ hidden$/.test(inner.trim())) return [inner];
-  return inner.match(/\d+(?: \([^)]*\))?|[^\s,(]+(?:\([^)]*\))?/g) || [];
-}
-
-// a table line -> HTML: [..] groups become cards; The Brain's cards outside brackets too
-function renderLine(line) {
-  const parts = [];
-  let rest = line;
-  const group = /\[([^\]]*)\]/;
-  let m;
-  while ((m = rest.match(group))) {
-    parts.push(inlineCards(rest.slice(0, m.index)));
-    parts.push(`<span class="cards">${splitItems(m[1]).map(itemCard).join("")}</span>`);
-    rest = rest.slice(m.index + m[0].length);
-  }
-  parts.push(inlineCards(rest));
-  return parts.join("");
-}
-
-function inlineCards(text) {
-  const re = /\b(red|yel|grn|blu|pur|gry)-([a-z_]+)(?:\(([^)]*)\))?/g;
-  let out = "", last = 0, m;
-  while ((m = re.exec(text))) {
-    out += `<span>${esc(text.slice(last, m.index))}</span>` + brainCard(m[1], m[2], m[3]);
-    last = m.index + m[0].length;
-  }
-  return out + (last < text.length ? `<span>${esc(text.slice(last))}</span>` : "");
-}
-
-// a move in words -> a small picture of its card, when the words name one
-function moveCard(meaning) {
-  const m = meaning.match(/\b(red|yellow|green|blue|purple|grey) ([a-z_]+)/);
-  if (m) return brainCard(COLOUR_WORDS[m[1]], m[2], "");
-  const v = meaning.match(/^(?:put|play|give|keep|draft) (\d+)(?: \(([a-z_ ]+)\))?/);
-  if (v) return valueCard(v[1], v[2]);
+// one card of the server's table data (see braincards.envs.core.table_data) -> SVG
+function cardSvg(card) {
+  if (!card || card.hidden) return cardBack();
+  if (card.colour) return brainCard(card.colour, card.object, card.effect);
+  if (card.value !== undefined) return valueCard(String(card.value), card.effect || "");
+  if (card.motif) return motifCard(card.motif, card.remembered);
+  if (card.effect) return symbolCard(card.effect);
   return "";
 }
 
-window.Cards = { renderLine, moveCard, esc };
+// a pile: its face-up cards in order, then the backs of the hidden ones (more than three
+// backs: one, with their number, so that five seats fit one screen)
+function pileSvg(pile) {
+  const backs = pile.hidden > 3 ? cardBack() + `<span class="count">&times;${pile.hidden}</span>`
+    : Array.from({ length: pile.hidden }, cardBack).join("");
+  return pile.cards.map(cardSvg).join("") + backs;
+}
+
+window.Cards = { cardSvg, pileSvg, esc };
 })();
