@@ -16,7 +16,7 @@ from braincards.training.serve import create_app, games
 from braincards.training.serve.guard import MAX_BODY, host_name, redact
 from braincards.training.serve.session import SEARCH_LIMITS
 
-from .conftest import LOCAL
+from .conftest import LOCAL, ROOT
 
 
 @pytest.mark.parametrize("base, status", [("http://localhost", 200), ("http://127.0.0.1:8000", 200),
@@ -164,3 +164,29 @@ def test_study_games_are_never_evicted_or_expired(tmp_path, monkeypatch):
         assert third.status_code == 503  # refused, rather than dropping a waiting participant's game
         for s in started:
             assert client.get(f"/api/games/{s['game']}").status_code == 200
+
+
+@pytest.mark.parametrize("host", ["[::1", "localhost:99999", "localhost:80x", "local host", "[::1]x", ""])
+def test_a_malformed_host_is_no_host_the_server_answers_to(client, host):
+    """An unclosed bracket or a port that is no port used to be read as the name before it."""
+    r = client.get("/api/meta", headers={"Host": host})
+    assert r.status_code == 400 and "unknown Host" in r.json()["detail"]
+
+
+def test_render_mode_is_refused_not_dropped(client):
+    body = {"game": "the_brain", "seats": ["human", "random"], "options": {"num_players": 2, "render_mode": "human"}}
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 422 and "render_mode" in r.json()["detail"]
+
+
+def test_the_hostile_api_probe_gets_a_clean_4xx_for_every_bad_request():
+    """benchmarks/serve_probe.py: about 280 bad requests to a free-play server and a study
+    server; each must be a 4xx naming no server path (it found three that were not: two malformed hosts, render_mode)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.serve_probe import run
+
+    out = run()
+    for name, r in out.items():
+        assert r["requests"] > 30 and r["not a clean 4xx"] == [] and r["leaks"] == [], (name, r)

@@ -78,7 +78,8 @@ class GameStore:
             config = spec.check_options(options)
         except (ValueError, TypeError) as err:
             raise RequestError(422, str(err)) from None
-        config.pop("render_mode", None)
+        if "render_mode" in config:
+            raise RequestError(422, "render_mode is not an option of a table played here: the page draws it")
         seats = check_seats(spec, config, seats)
         seed = secrets.randbits(128) if seed is None else seed  # a deal nobody can guess
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**128:

@@ -23,12 +23,20 @@ MAX_BODY = 256 * 1024  # bytes: a replay of the longest game is about 60 KiB
 PATH = re.compile(r"(?<![\w.:/])/(?:[\w.@+-]+/)+[\w.@+-]*")
 
 
+HOST = re.compile(r"(?:\[(?P<v6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9._-]+))(?::(?P<port>\d{1,5}))?")
+BARE_V6 = re.compile(r"[0-9a-f]*:[0-9a-f:.]*:[0-9a-f:.]*")  # "::1", as the allowed names may say it
+
+
 def host_name(value: str) -> str:
-    """``"localhost:8000"`` -> ``"localhost"``, ``"[::1]:8000"`` -> ``"::1"``."""
+    """``"localhost:8000"`` -> ``"localhost"``, ``"[::1]:8000"`` -> ``"::1"``; a malformed
+    Host (an unclosed bracket, a port that is no port) -> ``""``, which no server answers to."""
     value = value.strip().lower()
-    if value.startswith("["):
-        return value[1:].split("]", 1)[0]
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+    if BARE_V6.fullmatch(value):
+        return value
+    m = HOST.fullmatch(value)
+    if m is None or (m["port"] is not None and not 0 < int(m["port"]) <= 65535):
+        return ""
+    return m["v6"] or m["name"]
 
 
 def redact(message: str) -> str:
