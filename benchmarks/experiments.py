@@ -11,7 +11,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 FILE = ROOT / "configs" / "experiments.yaml"
 SECTIONS = ("shipped", "crossplay", "search", "leaderboard", "wheel", "baselines", "best_responses",
-            "interop", "xp", "partners")
+            "interop", "xp", "partners", "heldout")
 
 
 def shipped_checkpoints() -> list[str]:
