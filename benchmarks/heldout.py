@@ -67,6 +67,7 @@ WORKERS = 1  # evaluation processes (--workers): the same results as one
 def play(game: str, env: dict, seats: list, who, games: int, seeds: list[int]) -> dict:
     """``who``'s win rate (the team's in a cooperative game, else its seats') over every seed."""
     wins = total = 0
+    score = 0.0
     per_seed, t = [], time.perf_counter()
     for seed in seeds:
         r = evaluate(game, env, seats=seats, games=games, seed=seed, workers=WORKERS, progress=False)
@@ -74,10 +75,11 @@ def play(game: str, env: dict, seats: list, who, games: int, seeds: list[int]) -
         n = d.get("seat_games", games)
         w = d["wins"] if "wins" in d else round(d["win_rate"]["value"] * n)
         wins, total = wins + w, total + n
-        per_seed.append({"seed": seed, "wins": w, "games": n})
+        score += d["mean_score"]["value"] * n
+        per_seed.append({"seed": seed, "wins": w, "games": n, "mean_score": d["mean_score"]["value"]})
     rate, lo, hi = wilson_interval(wins, total)
-    return {"wins": wins, "games": total, "win_rate": {"value": rate, "lo": lo, "hi": hi}, "per_seed": per_seed,
-            "seconds": round(time.perf_counter() - t, 1)}
+    return {"wins": wins, "games": total, "win_rate": {"value": rate, "lo": lo, "hi": hi},
+            "mean_score": round(score / total, 3), "per_seed": per_seed, "seconds": round(time.perf_counter() - t, 1)}
 
 
 def measure_checkpoint(name: str) -> dict:
@@ -179,15 +181,15 @@ def render(records: list[dict]) -> list[str]:
         spec = get_spec(game)
         extra = [s for s in PLAN["references"].get(game, []) if s != "heuristic"]
         lines += [f"### {spec.title}", "",
-                  "| network | table | selection | held out | heuristic (held out) | "
+                  "| network | table | selection | held out | mean score | heuristic (held out) | "
                   + "".join(f"`{s}` (held out) | " for s in extra),
-                  "|---|---|---|---|---|" + "---|" * len(extra)]
+                  "|---|---|---|---|---:|---|" + "---|" * len(extra)]
         for r in (r for r in nets if r["game"] == game):
             sel = selection_rate(r["name"])
             ref = refs.get(r["key"], {})
             env = ", ".join(f"{k}={v}" for k, v in r["env"].items())
             lines.append(f"| `{r['name']}` | {env}, {r['table']} | {_cell(sel and sel['win_rate'])} | "
-                         f"{_cell(r['win_rate'])} | {_cell(ref.get('heuristic'))} | "
+                         f"{_cell(r['win_rate'])} | {r.get('mean_score', '-')} | {_cell(ref.get('heuristic'))} | "
                          + "".join(f"{_cell(ref.get(s))} | " for s in extra))
         lines.append("")
     dates = sorted({r["measured"] for r in records})

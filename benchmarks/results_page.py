@@ -53,7 +53,7 @@ from braincards.training.learning.schedule import evaluation_tables
 
 if __package__ in (None, ""):  # run as `python benchmarks/results_page.py`: the package is importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks import baselines, best_responses, experiments, interop, onnx_speed, partners, xp  # noqa: E402
+from benchmarks import baselines, best_responses, experiments, heldout, interop, onnx_speed, partners, xp  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -193,7 +193,7 @@ def regenerate_search(tables: list[str], games: int, seed: int, workers: int) ->
 # ------------------------------------------------------------------------- results page
 # the folders of benchmarks/results/ that hold other measurements than a checkpoint's rows
 OTHER_FOLDERS = (CROSSPLAY, SEARCH, baselines.FOLDER, onnx_speed.OUT.parent, interop.FOLDER, xp.FOLDER,
-                 partners.FOLDER)
+                 partners.FOLDER, heldout.FOLDER)
 
 
 def load_results() -> list[dict]:
@@ -284,7 +284,7 @@ def render_results(records: list[dict], crossplay: list[dict] | None = None,
                    search: list[dict] | None = None, rule_baselines: list[dict] | None = None,
                    onnx: dict | None = None, responses: dict | None = None,
                    libraries: list[dict] | None = None, reports: list[dict] | None = None,
-                   population: dict | None = None) -> str:
+                   population: dict | None = None, held_out: list[dict] | None = None) -> str:
     """docs/results.md from the measurement records (pure: no clock, no environment)."""
     lines = [
         GENERATED.format(what=" from benchmarks/results/"),
@@ -331,7 +331,8 @@ def render_results(records: list[dict], crossplay: list[dict] | None = None,
         lines.append(f"- {who}: {games:,} games per row, seed {seed}, measured {measured} on {cpus} CPU cores "
                      f"(braincards {package_version}, torch {torch_version}).")
     lines.append("")
-    return "\n".join(lines + baselines.render(rule_baselines or []) + render_search(search or [])
+    return "\n".join(lines + heldout.render(held_out or []) + baselines.render(rule_baselines or [])
+                     + render_search(search or [])
                      + render_crossplay(crossplay or []) + xp.render(reports or []) + partners.render(population or {})
                      + best_responses.render(responses)
                      + onnx_speed.render(onnx) + interop.render(libraries or []))
@@ -437,7 +438,7 @@ def render_config() -> str:
 def pages() -> dict[Path, str]:
     return {RESULTS_PAGE: render_results(load_results(), load_crossplay(), load_search(), baselines.load(),
                                          onnx_speed.load(), best_responses.load(), interop.load(), xp.load(),
-                                         partners.load()),
+                                         partners.load(), heldout.load()),
             CONFIG_PAGE: render_config()}
 
 
