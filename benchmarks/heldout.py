@@ -164,9 +164,11 @@ def render(records: list[dict]) -> list[str]:
     if not records:
         return []
     refs: dict[str, dict[str, dict]] = {}
+    seconds: dict[str, dict[str, float]] = {}
     for r in records:
         if r["kind"] == "reference":
             refs.setdefault(r["key"], {})[r["name"]] = r["win_rate"]
+            seconds.setdefault(r["key"], {})[r["name"]] = r["seconds"]
     nets = [r for r in records if r["kind"] == "network"]
     first = nets[0] if nets else records[0]
     lines = ["## Held-out deals", "",
@@ -176,21 +178,27 @@ def render(records: list[dict]) -> list[str]:
              f"{', '.join(map(str, first['seeds']))}, {first['games_per_seed']:,} games each "
              f"({len(first['seeds']) * first['games_per_seed']:,} a cell). The references are measured on the",
              "same held-out deals: the rule player in the learner's seats, and at The Brain's team tables",
-             "`greedy` and `pimc` in every seat. `python benchmarks/heldout.py --regenerate --references`.", ""]
+             "`greedy` and `pimc` in every seat. *Time / pimc*: the network's wall time for its 2,000",
+             "games over `pimc`'s on the same deals, with the same number of processes (the games are",
+             "the same length on average, so this is the ratio of time per decision).",
+             "`python benchmarks/heldout.py --regenerate --references --workers 2`.", ""]
     for game in dict.fromkeys(r["game"] for r in nets):
         spec = get_spec(game)
         extra = [s for s in PLAN["references"].get(game, []) if s != "heuristic"]
+        timed = "pimc" in extra
         lines += [f"### {spec.title}", "",
-                  "| network | table | selection | held out | mean score | heuristic (held out) | "
-                  + "".join(f"`{s}` (held out) | " for s in extra),
-                  "|---|---|---|---|---:|---|" + "---|" * len(extra)]
+                  "| network | table | selection | held out | mean score | heuristic (held out) |"
+                  + "".join(f" `{s}` (held out) |" for s in extra) + (" time / pimc |" if timed else ""),
+                  "|---|---|---|---|---:|---|" + "---|" * len(extra) + ("---:|" if timed else "")]
         for r in (r for r in nets if r["game"] == game):
             sel = selection_rate(r["name"])
             ref = refs.get(r["key"], {})
             env = ", ".join(f"{k}={v}" for k, v in r["env"].items())
+            pimc_s = seconds.get(r["key"], {}).get("pimc")
+            ratio = f" {r['seconds'] / pimc_s:.2f} |" if pimc_s else " - |"
             lines.append(f"| `{r['name']}` | {env}, {r['table']} | {_cell(sel and sel['win_rate'])} | "
-                         f"{_cell(r['win_rate'])} | {r.get('mean_score', '-')} | {_cell(ref.get('heuristic'))} | "
-                         + "".join(f"{_cell(ref.get(s))} | " for s in extra))
+                         f"{_cell(r['win_rate'])} | {r['mean_score']:.2f} | {_cell(ref.get('heuristic'))} |"
+                         + "".join(f" {_cell(ref.get(s))} |" for s in extra) + (ratio if timed else ""))
         lines.append("")
     dates = sorted({r["measured"] for r in records})
     lines += [f"- Measured {dates[0]}{' to ' + dates[-1] if len(dates) > 1 else ''} on {first['cpus']} CPU cores.", ""]

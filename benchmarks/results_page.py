@@ -53,7 +53,16 @@ from braincards.training.learning.schedule import evaluation_tables
 
 if __package__ in (None, ""):  # run as `python benchmarks/results_page.py`: the package is importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks import baselines, best_responses, experiments, heldout, interop, onnx_speed, partners, xp  # noqa: E402
+from benchmarks import (  # noqa: E402
+    baselines,
+    best_responses,
+    experiments,
+    heldout,
+    interop,
+    onnx_speed,
+    partners,
+    xp,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

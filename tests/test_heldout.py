@@ -72,12 +72,14 @@ def test_the_section_shows_selection_and_held_out_side_by_side():
     net = {"kind": "network", "name": "the_brain/ppo_3p", "game": "the_brain_v0",
            "env": {"num_players": 3, "difficulty": "robber"}, "table": "team", "key": "k",
            "win_rate": {"value": 0.85, "lo": 0.83, "hi": 0.87}, "seeds": [9001, 9002], "games_per_seed": 1000,
+           "mean_score": 35.0, "seconds": 20.0,
            "measured": "2026-12-07", "cpus": 2}
-    ref = dict(net, kind="reference", name="pimc", win_rate={"value": 0.88, "lo": 0.86, "hi": 0.9})
+    ref = dict(net, kind="reference", name="pimc", win_rate={"value": 0.88, "lo": 0.86, "hi": 0.9}, seconds=200.0)
     lines = heldout.render([net, ref])
     head = next(line for line in lines if line.startswith("| network"))
     assert "| selection | held out |" in head and "`pimc` (held out)" in head
     row = next(line for line in lines if line.startswith("| `the_brain/ppo_3p`"))
     selection = heldout.selection_rate("the_brain/ppo_3p")["win_rate"]["value"]
     assert f"{selection:.3f}" in row and "0.850 [0.830, 0.870]" in row and "0.880 [0.860, 0.900]" in row
+    assert row.endswith(" 0.10 |"), "the time column: the network's seconds over pimc's"
     assert heldout.render([]) == []
