@@ -35,21 +35,14 @@ from braincards.training.serve import create_app
 from braincards.training.serve.guard import MAX_BODY
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.serve.test_study import STUDY  # noqa: E402
+
 LOCAL = "http://localhost"
 WRONG = [-1, 10**30, -(10**30), True, False, "1", "", 1.5, None, [], [1], {}, {"a": 1}, "x" * 300]
 GAME = {"game": "the_brain", "options": {"num_players": 2}, "seats": ["human", "heuristic"]}
-STUDY = """\
-game: the_brain
-options: {{num_players: 2, difficulty: robber}}
-games: 2
-out: {out}
-pace_ms: 0
-tutorial: true
-questionnaire:
-  - {{id: enjoy, text: "I enjoyed it.", scale: 5}}
-conditions:
-  - {{name: a, seats: [human, heuristic], deals: [d1, d2]}}
-"""
+# the study of the study tests, with a tutorial and a questionnaire to probe as well
+EXTRA = 'tutorial: true\nquestionnaire:\n  - {id: enjoy, text: "I enjoyed it.", scale: 5}\n'
 
 
 class Probe:
@@ -178,7 +171,7 @@ def run() -> dict:
             probe_bodies(free, gid)
             probe_values(free)
             probe_paths(free)
-        (tmp / "study.yaml").write_text(STUDY.format(out=tmp / "results"))
+        (tmp / "study.yaml").write_text(STUDY.format(out=tmp / "results") + EXTRA)
         with TestClient(create_app(study=tmp / "study.yaml"), base_url=LOCAL) as client:
             study = Probe(client, secrets)
             probe_study(study)
