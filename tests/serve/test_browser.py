@@ -221,3 +221,22 @@ def test_a_study_with_consent_instructions_and_questionnaires(web_page, tmp_path
     assert [(r["game_index"], r["item"], r["answer"], r["attention_ok"]) for r in rows] == [
         ("0", "enjoy", "5", ""), ("0", "attention", "2", "1"), ("0", "comments", "my partner gave me covers", ""),
         ("1", "enjoy", "6", ""), ("1", "attention", "2", "1"), ("1", "comments", "", "")]
+
+
+def test_a_response_that_comes_back_after_leaving_the_game_is_not_drawn(web_page, live_server):
+    """Issue 42: clicking Replays while an agent's move was on its way used to draw the old game
+    over the Replays page when the move came back. The move is held until the person has left."""
+    page = web_page
+    held = []
+    page.route("**/api/games/*/advance", lambda route: held.append(route))
+    start_game(page, live_server.url, "the_brain_v0", {"num_players": 2}, ["heuristic", "human"], seed=3)
+    for _ in range(200):  # the partner moves first: its move is asked for, and held here
+        if held:
+            break
+        page.wait_for_timeout(25)
+    assert held, "the page never asked for the partner's move"
+    page.click("nav >> text=Replays")
+    page.wait_for_selector("h1:has-text('Replays')")
+    held[0].continue_()
+    page.wait_for_timeout(800)  # the held move's response has come back by now
+    assert page.inner_text("h1") == "Replays" and page.query_selector("#table") is None

@@ -164,8 +164,7 @@ class GameSession:
         if self.pending_since is not None:
             self.decision_times.append(round(time.monotonic() - self.pending_since, 3))
         self.pending_since = None
-        kind = self.spec.decision(self.raw.state)
-        self._apply(action)
+        kind = self._apply(action)
         if self.tutorial is not None:
             self.tutorial.moved(kind)
 
@@ -189,7 +188,8 @@ class GameSession:
         """Whether the seat to move is a search seat (:func:`is_search`)."""
         return self.to_act in self.search_seats
 
-    def _apply(self, action: int) -> None:
+    def _apply(self, action: int) -> str:
+        """Play ``action`` for the seat to move and log it; returns the decision kind it was."""
         agent = self.raw.agent_selection
         kind = self.spec.decision(self.raw.state)
         meaning = self.raw.log_meaning(action)
@@ -197,6 +197,7 @@ class GameSession:
         rewards = {a: float(paid[a]) for a in self.agents}
         self.steps.append({"i": len(self.steps), "agent": agent, "action": action, "rewards": rewards})
         self.log.append({"i": len(self.log), "agent": agent, "kind": kind, "meaning": meaning})
+        return kind
 
     def mark_pending(self) -> None:
         """Start the person's decision clock when their decision is first shown."""

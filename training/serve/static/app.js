@@ -147,7 +147,12 @@ function statusText(view) {
   return `${view.to_act_label} is deciding (${view.decision.replace("_", " ")})`;
 }
 
+// a response that comes back after the person left the game's page (a click on Replays while
+// an agent's move was on its way) is dropped: only the game the address names is drawn
+const onPage = (gid) => decodeURIComponent(location.hash.split("/")[2] || "") === gid;
+
 function showGame(gid, view, study) {
+  if (!onPage(gid)) return false;
   clearTimeout(timer);
   const seats = view.seats.map((s) => `<span class="seat${s.agent === view.to_act ? " acting" : ""}">` +
     `${esc(s.label)}</span>`).join(" · ");
@@ -183,6 +188,7 @@ function showGame(gid, view, study) {
     document.getElementById("continue").onclick = () =>
       (META.questionnaire.length ? questionnairePage(study) : studyNext(study));
   }
+  return true;
 }
 
 function wireAgentControls(gid, view, study) {
@@ -217,8 +223,7 @@ async function send(gid, path, body, study) {
     showGame(gid, await api(path, body), study);
   } catch (err) {
     const fresh = await api(`/api/games/${gid}`);
-    showGame(gid, fresh, study);
-    document.getElementById("error").textContent = err.message;
+    if (showGame(gid, fresh, study)) document.getElementById("error").textContent = err.message;
   }
 }
 
