@@ -288,3 +288,51 @@ def test_rllib_backend_refuses_the_event_reader(tmp_path, capsys):
     assert main(["train", str(cfg), "--backend", "rllib", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "policy.kind 'event_reader' trains with the sb3 backend only" in err
+
+
+def _reader_run(path, k):
+    """A model for an event_reader run at history_k=k that warm-starts from ``path``."""
+    from braincards.training.learning.sb3 import build_model, make_vec_env
+
+    cfg = parse_train_config({
+        **BASE, "history_k": k, "n_envs": 1,
+        "policy": {"kind": "event_reader", "reader_hidden": 16, "reader_positions": 8, "net_arch": [32]},
+        "backend": {"init_from": str(path)},
+    })
+    return cfg, build_model(cfg, make_vec_env(cfg), None)
+
+
+def test_a_warm_start_may_read_more_events_than_the_reader_was_trained_on(tmp_path):
+    """The reader's weights do not depend on k (the GRU reads slot after slot), so a reader
+    trained on K events starts a run that reads 2K with every tensor as it was; the metadata
+    says which k it was trained on."""
+    from braincards.training.learning.sb3 import warm_start
+
+    policy = _policy()
+    write_checkpoint(tmp_path / "reader", game=GAME, env_config=CONFIG, algo="MaskablePPO",
+                     policy=network_description(policy), state_dict=policy.state_dict(), timesteps=0, history_k=K)
+    cfg, model = _reader_run(tmp_path / "reader", 2 * K)
+    meta = warm_start(model, cfg)
+    assert (meta["history_k"], meta["trained_history_k"]) == (2 * K, K)
+    assert meta["observation_shape"] == list(model.observation_space.shape)
+    loaded = model.policy.state_dict()
+    for name, tensor in policy.state_dict().items():
+        assert torch.equal(loaded[name], tensor), name
+
+
+def test_only_an_event_reader_warm_start_may_change_history_k(tmp_path):
+    """A run that resumes keeps its history_k, and a network whose first layer has one weight per
+    observation float (the MLP) cannot read another number of events: both are clear errors."""
+    from braincards.training.agents.checkpoint_checks import reread_history
+
+    policy = _policy()
+    write_checkpoint(tmp_path / "reader", game=GAME, env_config=CONFIG, algo="MaskablePPO",
+                     policy=network_description(policy), state_dict=policy.state_dict(), timesteps=0, history_k=K)
+    meta = read_metadata(tmp_path / "reader")
+    with pytest.raises(CheckpointError, match="a resumed run keeps its history_k"):
+        reread_history(meta, 2 * K, "--resume reader", resume=True)
+    mlp = dict(meta, policy={"class": "MaskableActorCriticPolicy", "kwargs": {}})
+    with pytest.raises(CheckpointError, match="only an event_reader network .* MaskableActorCriticPolicy"):
+        reread_history(mlp, 2 * K, "backend.init_from reader")
+    with pytest.raises(CheckpointError, match="integer history_k in 1.."):
+        reread_history(meta, 0, "backend.init_from reader")

@@ -19,6 +19,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
 
 from braincards.envs import get_spec
+from braincards.envs.brilliant_boar.history import EVENT_SIZE, MAX_K
 from braincards.training.messages import shown
 
 from .event_reader import EventReaderPolicy
@@ -454,3 +455,28 @@ def checked_optimizer_state(optimizer, parts: tuple, where: str) -> dict:
         raise CheckpointError(f"{where}: the optimizer state does not fit: {err}") from None
     check_optimizer_state(optimizer, state, where)
     return state
+
+
+def reread_history(meta: dict, history_k: int, where: str, *, resume: bool = False) -> dict:
+    """A warm start of the event reader at another history length: its weights do not depend
+    on ``k`` (the GRU reads any number of event slots, one at a time), so a reader trained on
+    40 events can start a run that reads 80. Returns the checkpoint's metadata as it would be
+    at ``history_k``: the same network, the event slots added or removed from its observation.
+    CheckpointError when the run resumes (it continues the same network on the same spaces),
+    when the checkpoint is not an event reader (other networks' first layer has one weight per
+    observation float) or when ``history_k`` is not allowed."""
+    policy = meta.get("policy", {})
+    have = f"{where}: trained with history_k={meta.get('history_k', 0)}, the config has history_k={history_k}"
+    if resume:
+        raise CheckpointError(f"{have}; a resumed run keeps its history_k")
+    if policy.get("class") != "EventReaderPolicy":
+        raise CheckpointError(f"{have}; only an event_reader network can start a run that reads another "
+                              f"number of events than it was trained with, this one is a {policy.get('class')}")
+    if not (isinstance(history_k, int) and 1 <= history_k <= MAX_K):
+        raise CheckpointError(f"{have}; the event reader needs an integer history_k in 1..{MAX_K}")
+    old = int(meta["history_k"])
+    shape = list(meta["observation_shape"])
+    shape[0] += (history_k - old) * EVENT_SIZE
+    kwargs = dict(policy["kwargs"], history_k=history_k)
+    return dict(meta, history_k=history_k, observation_shape=shape, trained_history_k=old,
+                policy=dict(policy, kwargs=kwargs))

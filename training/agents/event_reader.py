@@ -230,3 +230,4 @@ def hand_targets(observations: np.ndarray, table_size: int, history_k: int, posi
         hand = recall_hand(events, int(np.count_nonzero(row[own_positions] > 0.5)))[:positions]
         out[i, : len(hand)] = [UNKNOWN_CLASS if m == UNKNOWN_MOTIF else m for m in hand]
     return out
+

@@ -20,7 +20,8 @@ class SB3Backend(StrictModel):
     init_from: str | None = Field(None, min_length=1, max_length=MAX_TEXT, description="warm start: the network's "
                                   "weights from this checkpoint (a shipped name such as `brilliant_boar/ppo_solo`, or "
                                   "a path) before pretraining and PPO; the same game, spaces and network, other options "
-                                  "allowed; its optimizer and timesteps are not taken (that is `--resume`)")
+                                  "allowed (an `event_reader` may also read another `history_k`: its weights do not "
+                                  "depend on it); its optimizer and timesteps are not taken (that is `--resume`)")
     sparse_input: bool = Field(False, description="`policy.kind: mlp`: the first layer of each head multiplies only "
                                "the observation columns a batch uses (`braincards.training.agents.layers`): the same "
                                "network, about 1.7x faster cloning fits per sample on mostly-zero observations, equal "

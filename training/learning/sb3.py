@@ -53,7 +53,7 @@ from ..agents.checkpoint import (
     save_checkpoint,
     verify_saved,
 )
-from ..agents.checkpoint_checks import check_trainable
+from ..agents.checkpoint_checks import check_trainable, reread_history
 from ..agents.event_reader import EventReaderPolicy
 from ..agents.layers import use_bfloat16_training, use_sparse_input
 from ..agents.locations import resolve_checkpoint
@@ -170,10 +170,9 @@ def _load_weights(model, cfg: TrainConfig, path, where: str, optimizer: bool) ->
     game and spaces, history_k and network. Returns its metadata and optimizer state."""
     meta, tensors, opt = read_checkpoint(path, optimizer=optimizer)
     check_trainable(meta, where)
+    if meta.get("history_k", 0) != cfg.history_k:  # only an event reader's warm start may
+        meta = reread_history(meta, cfg.history_k, where, resume=optimizer)
     check_fits(meta, cfg.game, cfg.env, where=where)
-    if meta.get("history_k", 0) != cfg.history_k:
-        raise CheckpointError(f"{where}: trained with history_k={meta.get('history_k', 0)}, "
-                              f"the config has history_k={cfg.history_k}")
     want = network_description(model.policy)
     if meta["policy"] != want:
         raise CheckpointError(f"{where}: its network {meta['policy']} differs from the config's {want}")
@@ -255,8 +254,10 @@ class Trainer:
         self.model = build_model(cfg, self.venv, str(self.out / "tb"))
         if cfg.backend.init_from and not self.resume_from:
             meta = warm_start(self.model, cfg)
+            reread = f", now reading {cfg.history_k} events, not {meta['trained_history_k']}" \
+                if "trained_history_k" in meta else ""
             self.log(f"warm start from {cfg.backend.init_from} ({meta['game']} {meta['env_config']}, "
-                     f"{meta['timesteps']} timesteps)")
+                     f"{meta['timesteps']} timesteps{reread})")
         if self.resume_from:
             self.start_timesteps = resume(self.model, cfg, self.resume_from)
             self.log(f"resumed from {self.resume_from} at {self.start_timesteps} timesteps")
