@@ -3,6 +3,7 @@
     python benchmarks/reproduce.py check oh_my_brain/ppo_2p            # retrain (seed 0), compare
     python benchmarks/reproduce.py check oh_my_brain/train_2p --seed 7   # a config name works too
     python benchmarks/reproduce.py record oh_my_brain/ppo_2p --seeds 0 1 2   # (re)write its range
+    python benchmarks/reproduce.py record oh_my_brain/ppo_2p --seeds 3 --append  # add a seed to it
     python benchmarks/reproduce.py kernels                              # which CPU kernels change a run
 
 A recipe is a shipped checkpoint's name (its training config is listed under ``shipped`` in
@@ -124,11 +125,26 @@ def cmd_record(args) -> int:
     with open(ranges_path().with_suffix(".lock"), "w") as lock:  # two records may end at once
         fcntl.flock(lock, fcntl.LOCK_EX)
         ranges = (yaml.safe_load(ranges_path().read_text()) if ranges_path().is_file() else None) or {}
+        if args.append and name in ranges:
+            entry = merged(ranges[name], entry)
         ranges[name] = entry
         ranges_path().write_text(HEADER + yaml.safe_dump(ranges, sort_keys=True, width=110))
     lo, hi = expected_range(entry)
     print(f"wrote {ranges_path()}: {name} expected range {lo:.3f}-{hi:.3f}")
     return 0
+
+
+def merged(old: dict, new: dict) -> dict:
+    """``record --append``: ``new``'s seeds added to the recorded entry ``old`` (a seed run again
+    replaces its record). SystemExit when the recipe's config changed since ``old`` was recorded:
+    seeds of two recipes make no range."""
+    if old.get("config_sha256") != new["config_sha256"]:
+        raise SystemExit(f"{new['config']}: the recorded seeds were trained from another version of the "
+                         f"recipe (config sha256 {old.get('config_sha256')}, now {new['config_sha256']}); "
+                         f"record every seed again without --append")
+    seeds = {s["seed"]: s for s in old["seeds"]} | {s["seed"]: s for s in new["seeds"]}
+    machines = sorted({old["machine"], new["machine"]})
+    return dict(new, machine="; ".join(machines), seeds=[seeds[k] for k in sorted(seeds)])
 
 
 def cmd_check(args) -> int:
@@ -165,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     rec = sub.add_parser("record", help="train a recipe on each seed and write its range")
     rec.add_argument("recipe")
     rec.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    rec.add_argument("--append", action="store_true",
+                     help="add these seeds to the recipe's recorded ones (records of one seed each can run side by side)")
     rec.set_defaults(func=cmd_record)
     chk = sub.add_parser("check", help="retrain a recipe and compare with its range (exit 1 outside)")
     chk.add_argument("recipe")

@@ -99,6 +99,23 @@ def test_a_run_of_a_recorded_recipe_is_told_where_it_falls(tmp_path, monkeypatch
     assert ranges.range_line(load_train_config("oh_my_brain/train_2p", {"total_timesteps": 1000}), summary) is None
 
 
+def test_record_append_adds_seeds_to_a_recipe_and_refuses_another_version_of_it():
+    """benchmarks/reproduce.py record --append: records of one seed each, run side by side,
+    make one entry; a seed run again replaces its record; seeds of a changed config are refused."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.reproduce import merged
+
+    def entry(sha, machine, *seeds):
+        return {"config": "c.yaml", "config_sha256": sha, "machine": machine,
+                "seeds": [{"seed": s, "last": {"value": s / 10}} for s in seeds]}
+
+    both = merged(entry("a", "m1", 0, 1), entry("a", "m2", 2, 1))
+    assert [s["seed"] for s in both["seeds"]] == [0, 1, 2]
+    assert both["machine"] == "m1; m2"
+    with pytest.raises(SystemExit, match="another version of the recipe"):
+        merged(entry("a", "m1", 0), entry("b", "m1", 1))
+
+
 def test_the_shipped_ranges_name_recipes_that_exist():
     for name, entry in ranges.load_ranges().items():
         cfg = load_train_config(ROOT / entry["config"])
