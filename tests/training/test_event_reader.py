@@ -334,5 +334,7 @@ def test_only_an_event_reader_warm_start_may_change_history_k(tmp_path):
     mlp = dict(meta, policy={"class": "MaskableActorCriticPolicy", "kwargs": {}})
     with pytest.raises(CheckpointError, match="only an event_reader network .* MaskableActorCriticPolicy"):
         reread_history(mlp, 2 * K, "backend.init_from reader")
-    with pytest.raises(CheckpointError, match="integer history_k in 1.."):
+    with pytest.raises(CheckpointError, match="an integer history_k >= 1"):
         reread_history(meta, 0, "backend.init_from reader")
+    with pytest.raises(CheckpointError, match=r"history_k=300: k=300 is out of range; allowed: integers in 1..256"):
+        reread_history(meta, 300, "backend.init_from reader")

@@ -19,7 +19,6 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
 
 from braincards.envs import get_spec
-from braincards.envs.brilliant_boar.history import EVENT_SIZE, MAX_K
 from braincards.training.messages import shown
 
 from .event_reader import EventReaderPolicy
@@ -472,11 +471,13 @@ def reread_history(meta: dict, history_k: int, where: str, *, resume: bool = Fal
     if policy.get("class") != "EventReaderPolicy":
         raise CheckpointError(f"{have}; only an event_reader network can start a run that reads another "
                               f"number of events than it was trained with, this one is a {policy.get('class')}")
-    if not (isinstance(history_k, int) and 1 <= history_k <= MAX_K):
-        raise CheckpointError(f"{have}; the event reader needs an integer history_k in 1..{MAX_K}")
+    if not (isinstance(history_k, int) and history_k >= 1):
+        raise CheckpointError(f"{have}; the event reader needs an integer history_k >= 1")
+    try:  # the observation the same env makes behind HistoryWrapper(k=history_k)
+        shape = get_spec(meta["game"]).spaces(meta["env_config"], history_k)["observation_shape"]
+    except (KeyError, TypeError, ValueError) as err:
+        raise CheckpointError(f"{have}: {err}") from None
     old = int(meta["history_k"])
-    shape = list(meta["observation_shape"])
-    shape[0] += (history_k - old) * EVENT_SIZE
     kwargs = dict(policy["kwargs"], history_k=history_k)
-    return dict(meta, history_k=history_k, observation_shape=shape, trained_history_k=old,
+    return dict(meta, history_k=history_k, observation_shape=list(shape), trained_history_k=old,
                 policy=dict(policy, kwargs=kwargs))
