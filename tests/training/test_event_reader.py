@@ -170,15 +170,21 @@ def test_checkpoint_round_trip_rebuilds_the_same_network(tmp_path):
     assert meta["history_k"] == K
 
 
-def _tamper(tmp_path, change):
+def _saved_reader(tmp_path):
+    """(policy, path): a fresh reader network written as the checkpoint ``tmp_path/reader``."""
     policy = _policy()
     write_checkpoint(tmp_path / "reader", game=GAME, env_config=CONFIG, algo="MaskablePPO",
                      policy=network_description(policy), state_dict=policy.state_dict(), timesteps=0, history_k=K)
+    return policy, tmp_path / "reader"
+
+
+def _tamper(tmp_path, change):
+    _, reader = _saved_reader(tmp_path)
     path = tmp_path / "reader.json"
     meta = json.loads(path.read_text())
     change(meta)
     path.write_text(json.dumps(meta))
-    return tmp_path / "reader"
+    return reader
 
 
 @pytest.mark.parametrize(
@@ -308,10 +314,8 @@ def test_a_warm_start_may_read_more_events_than_the_reader_was_trained_on(tmp_pa
     says which k it was trained on."""
     from braincards.training.learning.sb3 import warm_start
 
-    policy = _policy()
-    write_checkpoint(tmp_path / "reader", game=GAME, env_config=CONFIG, algo="MaskablePPO",
-                     policy=network_description(policy), state_dict=policy.state_dict(), timesteps=0, history_k=K)
-    cfg, model = _reader_run(tmp_path / "reader", 2 * K)
+    policy, reader = _saved_reader(tmp_path)
+    cfg, model = _reader_run(reader, 2 * K)
     meta = warm_start(model, cfg)
     assert (meta["history_k"], meta["trained_history_k"]) == (2 * K, K)
     assert meta["observation_shape"] == list(model.observation_space.shape)
@@ -325,10 +329,8 @@ def test_only_an_event_reader_warm_start_may_change_history_k(tmp_path):
     observation float (the MLP) cannot read another number of events: both are clear errors."""
     from braincards.training.agents.checkpoint_checks import reread_history
 
-    policy = _policy()
-    write_checkpoint(tmp_path / "reader", game=GAME, env_config=CONFIG, algo="MaskablePPO",
-                     policy=network_description(policy), state_dict=policy.state_dict(), timesteps=0, history_k=K)
-    meta = read_metadata(tmp_path / "reader")
+    _, reader = _saved_reader(tmp_path)
+    meta = read_metadata(reader)
     with pytest.raises(CheckpointError, match="a resumed run keeps its history_k"):
         reread_history(meta, 2 * K, "--resume reader", resume=True)
     mlp = dict(meta, policy={"class": "MaskableActorCriticPolicy", "kwargs": {}})

@@ -99,10 +99,10 @@ def test_a_run_of_a_recorded_recipe_is_told_where_it_falls(tmp_path, monkeypatch
     assert ranges.range_line(load_train_config("oh_my_brain/train_2p", {"total_timesteps": 1000}), summary) is None
 
 
-def test_record_append_adds_seeds_to_a_recipe_and_refuses_another_version_of_it():
+def test_record_append_adds_seeds_to_a_recipe_and_refuses_another_version_of_it(monkeypatch):
     """benchmarks/reproduce.py record --append: records of one seed each, run side by side,
     make one entry; a seed run again replaces its record; seeds of a changed config are refused."""
-    sys.path.insert(0, str(ROOT))
+    monkeypatch.syspath_prepend(str(ROOT))  # benchmarks/ is importable for this test only
     from benchmarks.reproduce import merged
 
     def entry(sha, machine, *seeds):
