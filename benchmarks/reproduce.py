@@ -5,6 +5,7 @@
     python benchmarks/reproduce.py record oh_my_brain/ppo_2p --seeds 0 1 2   # (re)write its range
     python benchmarks/reproduce.py record oh_my_brain/ppo_2p --seeds 3 --append  # add a seed to it
     python benchmarks/reproduce.py kernels                              # which CPU kernels change a run
+    python benchmarks/reproduce.py cpus                                 # the same run on emulated CPUs
 
 A recipe is a shipped checkpoint's name (its training config is listed under ``shipped`` in
 ``configs/experiments.yaml``) or a config name. ``record`` trains it on each seed and writes
@@ -14,7 +15,11 @@ intervals at their last evaluation); ``check`` trains one more run and exits 0 w
 inside that range, 1 when it does not. ``kernels`` trains one tiny config under each of
 torch's and MKL's CPU instruction sets (``ATEN_CPU_CAPABILITY``, ``MKL_ENABLE_INSTRUCTIONS``,
 ``DNNL_MAX_CPU_ISA``): runs that differ from the machine's default are what a CPU without
-that instruction set computes. Runs go to ``runs/reproduce/``; one torch thread each.
+that instruction set computes. ``cpus`` trains it in each kernel mode
+(:mod:`braincards.training.kernels`) here and on other CPUs that QEMU's user-mode emulator
+plays (``qemu-x86_64 -cpu Haswell-v4``: an Intel CPU with AVX2 and no AVX-512; ``EPYC-Rome-v2``:
+an AMD one), about 6 minutes an emulated run. Runs go to ``runs/reproduce/``; one torch thread
+each.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import hashlib
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -34,6 +40,7 @@ from pathlib import Path
 import torch
 import yaml
 
+from braincards.training import kernels
 from braincards.training.kernels import pin_cpu_kernels
 from braincards.training.learning.config import load_train_config
 from braincards.training.learning.ranges import (
@@ -91,8 +98,9 @@ def machine() -> str:
     if Path("/proc/cpuinfo").exists():
         model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                       if line.startswith("model name")), "")
-    pinned = ", ".join(f"{k}={v}" for k, v in pin_cpu_kernels(dict(os.environ)).items() if v)
-    return f"{model or platform.machine()}, torch {torch.__version__}, kernels {pinned or 'native'}"
+    environ = dict(os.environ)
+    pin_cpu_kernels(environ)
+    return f"{model or platform.machine()}, torch {torch.__version__}, {kernels.describe(environ)}"
 
 
 def run(name: str, seed: int) -> tuple:
@@ -158,21 +166,46 @@ def cmd_check(args) -> int:
     return 0 if " inside " in line else 1
 
 
-def cmd_kernels(args) -> int:
-    """Train TINY under each kernel setting, each in a fresh process, and compare the weights."""
+def tiny_run(name: str, env: dict, emulate: str | None = None) -> str:
+    """Train TINY in a fresh process with ``env`` added to the environment (under QEMU's
+    ``qemu-x86_64 -cpu <emulate>`` when given); the first 16 hex digits of its weights' SHA-256."""
     config = RUNS / "kernels.yaml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(yaml.safe_dump(TINY))
+    out = RUNS / f"kernels-{name}"
+    prefix = ["qemu-x86_64", "-cpu", emulate] if emulate else []
+    base = {k: v for k, v in os.environ.items() if k not in (*kernels.VARIABLES, kernels.MODE_VARIABLE)}
+    subprocess.run([*prefix, sys.executable, "-m", "braincards.training.cli", "train", str(config), "--out", str(out),
+                    "--quiet"], env={**base, **env}, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with zipfile.ZipFile(out / "last.zip") as zf:
+        return hashlib.sha256(zf.read("policy.safetensors")).hexdigest()[:16]
+
+
+def cmd_kernels(args) -> int:
+    """Train TINY under each kernel setting on this CPU, each in a fresh process, and compare."""
     digests = {}
     for name, env in KERNELS.items():
-        out = RUNS / f"kernels-{name}"
-        subprocess.run([sys.executable, "-m", "braincards.training.cli", "train", str(config), "--out", str(out),
-                        "--quiet"], env={**os.environ, **env}, check=True, stdout=subprocess.DEVNULL)
-        with zipfile.ZipFile(out / "last.zip") as zf:
-            digests[name] = hashlib.sha256(zf.read("policy.safetensors")).hexdigest()[:16]
+        digests[name] = tiny_run(name, {kernels.MODE_VARIABLE: "native", **env})
         same = [other for other, d in digests.items() if d == digests[name] and other != name]
         print(f"{name:15s} {digests[name]}  {'same as ' + ', '.join(same) if same else 'new weights'}", flush=True)
     return 0
+
+
+def cmd_cpus(args) -> int:
+    """Train TINY in each kernel mode on this CPU and on CPUs that QEMU emulates; exit 1 when a
+    ``portable`` run differs from this CPU's (the mode's promise)."""
+    if shutil.which("qemu-x86_64") is None:
+        raise SystemExit("reproduce.py cpus runs the other CPUs in QEMU's user-mode emulator, and qemu-x86_64 is "
+                         "not installed (Debian/Ubuntu: apt-get install qemu-user)")
+    broken = False
+    for mode in args.modes:
+        here = tiny_run(f"{mode}-here", {kernels.MODE_VARIABLE: mode})
+        print(f"{mode:9s} {'this CPU':14s} {here}", flush=True)
+        for model in args.models:
+            digest = tiny_run(f"{mode}-{model}", {kernels.MODE_VARIABLE: mode}, emulate=model)
+            print(f"{mode:9s} {model:14s} {digest}  {'same' if digest == here else 'DIFFERS'}", flush=True)
+            broken |= mode == "portable" and digest != here
+    return 1 if broken else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,6 +223,11 @@ def main(argv: list[str] | None = None) -> int:
     chk.set_defaults(func=cmd_check)
     ker = sub.add_parser("kernels", help="which CPU instruction sets change a tiny run's weights")
     ker.set_defaults(func=cmd_kernels)
+    cpu = sub.add_parser("cpus", help="the same run on CPUs QEMU emulates, per kernel mode (exit 1: portable differs)")
+    cpu.add_argument("--models", nargs="+", default=["Haswell-v4", "EPYC-Rome-v2"],
+                     help="QEMU CPU models (qemu-x86_64 -cpu help lists them)")
+    cpu.add_argument("--modes", nargs="+", choices=sorted(kernels.MODES), default=["portable", "avx2"])
+    cpu.set_defaults(func=cmd_cpus)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     return args.func(args)

@@ -47,30 +47,72 @@ def test_an_unknown_config_name_lists_the_shipped_ones_and_no_name_climbs_out(tm
 
 # ---------------------------------------------------------------------------- CPU kernels
 def test_training_pins_the_cpu_kernels_unless_they_are_set(monkeypatch):
+    """portable by default (MKL's compatible path, which it honours on Intel and AMD alike, and
+    a fused Adam); avx2 and native on request; a variable the user set stays."""
     monkeypatch.setattr(kernels.platform, "machine", lambda: "x86_64")
     env: dict = {}
+    assert kernels.pin_cpu_kernels(env) == {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "COMPATIBLE"}
+    assert env["BRAINCARDS_KERNELS"] == "portable" and kernels.adam_fused(env)
+    assert kernels.describe(env) == "portable kernels ATEN_CPU_CAPABILITY=avx2, MKL_CBWR=COMPATIBLE, Adam fused"
+    env = {"BRAINCARDS_KERNELS": "avx2"}
     assert kernels.pin_cpu_kernels(env) == {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2"}
-    env = {"ATEN_CPU_CAPABILITY": "default"}
-    assert kernels.pin_cpu_kernels(env)["ATEN_CPU_CAPABILITY"] == "default"  # the user's choice stays
+    assert not kernels.adam_fused(env)
+    env = {"BRAINCARDS_KERNELS": "native"}
+    assert kernels.pin_cpu_kernels(env) == {"ATEN_CPU_CAPABILITY": None, "MKL_CBWR": None}
+    assert kernels.describe(env) == "native kernels native"
+    env = {"ATEN_CPU_CAPABILITY": "avx512"}
+    assert kernels.pin_cpu_kernels(env)["ATEN_CPU_CAPABILITY"] == "avx512"  # the user's choice stays
+    with pytest.raises(ValueError, match="BRAINCARDS_KERNELS='fast' is not a kernel mode; allowed: portable, avx2, "
+                                         "native"):
+        kernels.pin_cpu_kernels({"BRAINCARDS_KERNELS": "fast"})
     monkeypatch.setattr(kernels.platform, "machine", lambda: "arm64")
     env = {}
     assert kernels.pin_cpu_kernels(env) == {"ATEN_CPU_CAPABILITY": None, "MKL_CBWR": None} and env == {}
+    assert not kernels.adam_fused(env)
 
 
-def _launch(argv: list[str]) -> subprocess.CompletedProcess:
+def test_portable_kernels_fuse_every_adam_of_the_run(monkeypatch, tmp_path):
+    """The unfused Adam's square root comes from MKL's vector math, which differs by CPU: in
+    the portable mode PPO's and the cloning fit's Adam are fused, whatever the config says."""
+    from braincards.training.learning.config import parse_train_config
+    from braincards.training.learning.sb3 import build_model, make_vec_env
+
+    cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64,
+                              "n_envs": 1, "policy": {"net_arch": [8]}})
+    assert cfg.backend.fused_adam is False
+    for mode, fused in (("portable", True), ("avx2", None), ("native", None)):
+        monkeypatch.setenv("BRAINCARDS_KERNELS", mode)
+        model = build_model(cfg, make_vec_env(cfg), None)
+        assert model.policy.optimizer.defaults.get("fused") is fused, mode
+
+
+def _launch(argv: list[str], **extra) -> subprocess.CompletedProcess:
     code = ("import os, sys; sys.argv = ['braincards', *sys.argv[1:]]; import braincards.training.cli.launch; "
             "print(os.environ.get('ATEN_CPU_CAPABILITY'), os.environ.get('MKL_CBWR'))")
-    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "MKL_CBWR")}
-    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env, check=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "BRAINCARDS_KERNELS")}
+    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env={**env, **extra})
 
 
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="the kernels are pinned on x86-64 only")
 def test_only_braincards_train_pins_the_kernels_and_piped_output_gets_no_starting_line():
     train = _launch(["train"])
-    assert train.stdout.split() == ["avx2", "AVX2"]
+    assert train.stdout.split() == ["avx2", "COMPATIBLE"]
     other = _launch(["evaluate"])
     assert other.stdout.split() == ["None", "None"]
     assert "starting" not in train.stderr + other.stderr  # stderr is a pipe here: no progress line
+    wrong = _launch(["train"], BRAINCARDS_KERNELS="fast")
+    assert wrong.returncode == 2 and not wrong.stdout
+    assert wrong.stderr.strip() == ("braincards train: BRAINCARDS_KERNELS='fast' is not a kernel mode; "
+                                    "allowed: portable, avx2, native")
+
+
+def test_reproduce_cpus_names_the_emulator_it_needs(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks import reproduce
+
+    monkeypatch.setattr(reproduce.shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit, match="qemu-x86_64 is not installed .*apt-get install qemu-user"):
+        reproduce.main(["cpus"])
 
 
 # ---------------------------------------------------------------------------- ranges

@@ -25,7 +25,11 @@ def _say_starting() -> None:
 
 
 if sys.argv[1:2] == ["train"]:  # before torch loads: the same kernels on every x86-64 CPU
-    pin_cpu_kernels()
+    try:
+        pin_cpu_kernels()
+    except ValueError as err:  # BRAINCARDS_KERNELS names no mode
+        print(f"braincards train: {err}", file=sys.stderr)
+        sys.exit(2)
 from braincards.training.cli.main import main as _main  # noqa: E402 - after the kernels are pinned
 
 

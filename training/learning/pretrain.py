@@ -31,6 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from .. import kernels
 from ..agents.checkpoint import detached_state
 from ..agents.event_reader import IGNORE, hand_targets
 from ..agents.logits import action_log_probs, values_and_log_prob
@@ -154,7 +155,8 @@ def pretrain(model, cfg, envs: Sequence[LearnerEnv], log) -> dict:
     rng = np.random.default_rng([cfg.seed, 7])
     policy = model.policy
     policy.set_training_mode(False)  # acting and statistics in evaluation mode; _fit trains
-    opt = torch.optim.Adam(policy.parameters(), lr=p.learning_rate, fused=True if p.fused_adam else None)
+    fused = p.fused_adam or kernels.adam_fused()  # portable kernels: torch's exact square root, not MKL's
+    opt = torch.optim.Adam(policy.parameters(), lr=p.learning_rate, fused=True if fused else None)
     hand_target = _hand_target(policy, envs[0]) if p.hand_coef > 0 else None
     recorder = Recorder(cfg, envs, policy) if p.record_ahead else None
     teachers = None if recorder else [[make_policy(p.teacher, cfg.game, cfg.env) for _ in env.agents] for env in envs]

@@ -39,7 +39,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper, VecMonitor
 
-from braincards.training import files
+from braincards.training import files, kernels
 from braincards.training.processes import die_with_parent
 
 from ..agents.checkpoint import (
@@ -137,7 +137,7 @@ def build_model(cfg: TrainConfig, venv, tensorboard_dir: str | None):
     else:
         policy = "MlpPolicy"
         kwargs["net_arch"] = {"pi": arch, "vf": list(arch)}
-    if sb3.fused_adam:  # sb3-contrib's own eps for Adam, which it sets only without optimizer_kwargs
+    if sb3.fused_adam or kernels.adam_fused():  # sb3-contrib's own eps for Adam, set only without optimizer_kwargs
         kwargs["optimizer_kwargs"] = {"eps": 1e-5, "fused": True}
     model = MaskablePPO(
         policy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
