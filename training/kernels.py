@@ -1,4 +1,4 @@
-"""The CPU kernels a training run uses, pinned so that its weights do not depend on the CPU.
+"""The CPU kernels a training run uses, pinned so that its weights can be reproduced.
 
 torch picks its vectorised kernels (``ATEN_CPU_CAPABILITY``: avx2, avx512 ...) and MKL its
 matrix-multiply and vector-math code paths from the CPU it runs on, and float32 results come
@@ -16,12 +16,15 @@ a run (``python benchmarks/reproduce.py cpus`` shows each, on CPUs emulated by Q
 ``braincards train`` pins them before torch loads (:func:`pin_cpu_kernels`), in one of three
 modes named by ``BRAINCARDS_KERNELS``:
 
-- ``portable`` (the default): ``ATEN_CPU_CAPABILITY=avx2``, ``MKL_CBWR=COMPATIBLE``, and every
-  Adam of the run fused (:func:`adam_fused`). A run is the same bit for bit on every x86-64 CPU
-  with AVX2, Intel or AMD, with the same torch build;
-- ``avx2``: ``ATEN_CPU_CAPABILITY=avx2`` and ``MKL_CBWR=AVX2``, Adam as the config says: the
-  kernels of runs recorded from 2026-12-06 to 2026-12-07, which reproduce them bit for bit on
-  the machine model that recorded them;
+- ``avx2`` (the default): ``ATEN_CPU_CAPABILITY=avx2`` and ``MKL_CBWR=AVX2``, Adam as the config
+  says. A run is the same bit for bit on the same CPU model with the same torch build; every
+  recorded seed and shipped checkpoint since 2026-12-06 was trained so. Another CPU gives
+  other weights (emulated, an Intel Haswell and an AMD EPYC Rome both did);
+- ``portable``: ``ATEN_CPU_CAPABILITY=avx2``, ``MKL_CBWR=COMPATIBLE``, and every Adam of the run
+  fused (:func:`adam_fused`). A run is the same bit for bit on every x86-64 CPU with AVX2,
+  Intel or AMD, with the same torch build. It costs speed: MKL's compatible path multiplies
+  matrices with SSE2, 2-2.5x slower than its AVX2 path, so a run takes 1.04x (Oh My Brain
+  2p, PPO) to 1.25x (The Brain 3p, cloning then PPO) as long;
 - ``native``: nothing pinned; torch and MKL choose by the CPU.
 
 A variable the user has already set is left as it is; other CPUs (ARM) are left alone.
@@ -34,17 +37,17 @@ import platform
 
 MODE_VARIABLE = "BRAINCARDS_KERNELS"
 MODES = {
-    "portable": {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "COMPATIBLE"},
     "avx2": {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2"},
+    "portable": {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "COMPATIBLE"},
     "native": {},
 }
-DEFAULT_MODE = "portable"
+DEFAULT_MODE = "avx2"
 PINNED = MODES[DEFAULT_MODE]
 VARIABLES = ("ATEN_CPU_CAPABILITY", "MKL_CBWR")
 
 
 def kernel_mode(environ=os.environ) -> str:
-    """The kernel mode ``environ`` asks for (``BRAINCARDS_KERNELS``, default ``portable``);
+    """The kernel mode ``environ`` asks for (``BRAINCARDS_KERNELS``, default ``avx2``);
     ValueError naming the modes for any other value."""
     mode = environ.get(MODE_VARIABLE, DEFAULT_MODE)
     if mode not in MODES:
@@ -73,9 +76,7 @@ def adam_fused(environ=os.environ) -> bool:
 def describe(environ=os.environ) -> str:
     """The kernels in force, as run records and ``reproduce.py`` name them."""
     pinned = ", ".join(f"{k}={environ[k]}" for k in VARIABLES if environ.get(k))
-    mode = environ.get(MODE_VARIABLE)
-    head = f"{mode} kernels" if mode else "kernels"
-    return f"{head} {pinned or 'native'}" + (", Adam fused" if adam_fused(environ) else "")
+    return f"kernels {pinned or 'native'}" + (", Adam fused" if adam_fused(environ) else "")
 
 
 __all__ = ["DEFAULT_MODE", "MODES", "MODE_VARIABLE", "PINNED", "adam_fused", "describe", "kernel_mode",

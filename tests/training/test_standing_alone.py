@@ -47,22 +47,24 @@ def test_an_unknown_config_name_lists_the_shipped_ones_and_no_name_climbs_out(tm
 
 # ---------------------------------------------------------------------------- CPU kernels
 def test_training_pins_the_cpu_kernels_unless_they_are_set(monkeypatch):
-    """portable by default (MKL's compatible path, which it honours on Intel and AMD alike, and
-    a fused Adam); avx2 and native on request; a variable the user set stays."""
+    """avx2 by default (the kernels every recorded run used); portable (MKL's compatible path,
+    which it honours on Intel and AMD alike, and a fused Adam) and native on request; a
+    variable the user set stays."""
     monkeypatch.setattr(kernels.platform, "machine", lambda: "x86_64")
     env: dict = {}
-    assert kernels.pin_cpu_kernels(env) == {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "COMPATIBLE"}
-    assert env["BRAINCARDS_KERNELS"] == "portable" and kernels.adam_fused(env)
-    assert kernels.describe(env) == "portable kernels ATEN_CPU_CAPABILITY=avx2, MKL_CBWR=COMPATIBLE, Adam fused"
-    env = {"BRAINCARDS_KERNELS": "avx2"}
     assert kernels.pin_cpu_kernels(env) == {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2"}
-    assert not kernels.adam_fused(env)
+    assert env["BRAINCARDS_KERNELS"] == "avx2" and not kernels.adam_fused(env)
+    assert kernels.describe(env) == "kernels ATEN_CPU_CAPABILITY=avx2, MKL_CBWR=AVX2"  # as ranges.yaml records it
+    env = {"BRAINCARDS_KERNELS": "portable"}
+    assert kernels.pin_cpu_kernels(env) == {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "COMPATIBLE"}
+    assert kernels.adam_fused(env)
+    assert kernels.describe(env) == "kernels ATEN_CPU_CAPABILITY=avx2, MKL_CBWR=COMPATIBLE, Adam fused"
     env = {"BRAINCARDS_KERNELS": "native"}
     assert kernels.pin_cpu_kernels(env) == {"ATEN_CPU_CAPABILITY": None, "MKL_CBWR": None}
-    assert kernels.describe(env) == "native kernels native"
+    assert kernels.describe(env) == "kernels native"
     env = {"ATEN_CPU_CAPABILITY": "avx512"}
     assert kernels.pin_cpu_kernels(env)["ATEN_CPU_CAPABILITY"] == "avx512"  # the user's choice stays
-    with pytest.raises(ValueError, match="BRAINCARDS_KERNELS='fast' is not a kernel mode; allowed: portable, avx2, "
+    with pytest.raises(ValueError, match="BRAINCARDS_KERNELS='fast' is not a kernel mode; allowed: avx2, portable, "
                                          "native"):
         kernels.pin_cpu_kernels({"BRAINCARDS_KERNELS": "fast"})
     monkeypatch.setattr(kernels.platform, "machine", lambda: "arm64")
@@ -73,7 +75,8 @@ def test_training_pins_the_cpu_kernels_unless_they_are_set(monkeypatch):
 
 def test_portable_kernels_fuse_every_adam_of_the_run(monkeypatch, tmp_path):
     """The unfused Adam's square root comes from MKL's vector math, which differs by CPU: in
-    the portable mode PPO's and the cloning fit's Adam are fused, whatever the config says."""
+    the portable mode PPO's Adam is fused whatever the config says (the cloning fit's takes
+    the same switch, :func:`braincards.training.kernels.adam_fused`)."""
     from braincards.training.learning.config import parse_train_config
     from braincards.training.learning.sb3 import build_model, make_vec_env
 
@@ -86,6 +89,29 @@ def test_portable_kernels_fuse_every_adam_of_the_run(monkeypatch, tmp_path):
         assert model.policy.optimizer.defaults.get("fused") is fused, mode
 
 
+def test_portable_kernels_fuse_the_cloning_fits_adam(monkeypatch, tmp_path):
+    import torch
+
+    from braincards.training.learning.config import parse_train_config
+    from braincards.training.learning.sb3 import train
+
+    made = []
+    real = torch.optim.Adam
+
+    def spy(params, **kwargs):
+        made.append(kwargs.get("fused"))
+        return real(params, **kwargs)
+
+    monkeypatch.setattr(torch.optim, "Adam", spy)
+    monkeypatch.setenv("BRAINCARDS_KERNELS", "portable")
+    cfg = parse_train_config({"game": "the_brain_v0", "env": {"num_players": 2}, "total_timesteps": 64, "n_envs": 1,
+                              "policy": {"net_arch": [8]}, "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
+                              "pretrain": {"teacher": "heuristic", "games": 2, "chunk_games": 2},
+                              "evaluation": {"every": 64, "games": 2}})
+    train(cfg, tmp_path / "run", progress=False, log=lambda *a, **k: None)
+    assert made and all(made), made  # the cloning fit's Adam (and any other the run made) is fused
+
+
 def _launch(argv: list[str], **extra) -> subprocess.CompletedProcess:
     code = ("import os, sys; sys.argv = ['braincards', *sys.argv[1:]]; import braincards.training.cli.launch; "
             "print(os.environ.get('ATEN_CPU_CAPABILITY'), os.environ.get('MKL_CBWR'))")
@@ -96,14 +122,14 @@ def _launch(argv: list[str], **extra) -> subprocess.CompletedProcess:
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="the kernels are pinned on x86-64 only")
 def test_only_braincards_train_pins_the_kernels_and_piped_output_gets_no_starting_line():
     train = _launch(["train"])
-    assert train.stdout.split() == ["avx2", "COMPATIBLE"]
+    assert train.stdout.split() == ["avx2", "AVX2"]
     other = _launch(["evaluate"])
     assert other.stdout.split() == ["None", "None"]
     assert "starting" not in train.stderr + other.stderr  # stderr is a pipe here: no progress line
     wrong = _launch(["train"], BRAINCARDS_KERNELS="fast")
     assert wrong.returncode == 2 and not wrong.stdout
     assert wrong.stderr.strip() == ("braincards train: BRAINCARDS_KERNELS='fast' is not a kernel mode; "
-                                    "allowed: portable, avx2, native")
+                                    "allowed: avx2, portable, native")
 
 
 def test_reproduce_cpus_names_the_emulator_it_needs(monkeypatch):

@@ -34,8 +34,8 @@ class SB3Backend(StrictModel):
                                                       "minibatches on a CPU with native bfloat16, slower on one without")
     fused_adam: bool = Field(False, description="PPO's Adam updates all weights in one fused kernel "
                              "(`torch.optim.Adam(fused=True)`, sb3's eps 1e-5 kept): the same algorithm, faster, "
-                             "equal up to float rounding; always on under `braincards train`'s portable CPU "
-                             "kernels (`BRAINCARDS_KERNELS`)")
+                             "equal up to float rounding; always on in `braincards train`'s portable "
+                             "kernel mode (`BRAINCARDS_KERNELS`)")
     target_kl: float | None = Field(None, gt=0, le=100, description="stop an update's epochs early past this KL "
                                     "between the old and the new policy (none: never)")
     background_evaluation: bool = Field(False, description="evaluations (and the heuristic reference, from the "

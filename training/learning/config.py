@@ -164,7 +164,7 @@ class PretrainConfig(StrictModel):
                              "teaches its hand belief the replay of its own draws and plays")
     fused_adam: bool = Field(False, description="the cloning fit's Adam updates all weights in one fused kernel "
                              "(`torch.optim.Adam(fused=True)`): the same algorithm, faster, equal up to float rounding; "
-                             "always on under `braincards train`'s portable CPU kernels (`BRAINCARDS_KERNELS`)")
+                             "always on in `braincards train`'s portable kernel mode (`BRAINCARDS_KERNELS`)")
     record_ahead: bool = Field(False, description="a second process records the next chunk while this one is "
                                "fitted (with dagger its learner is then one fit behind; the first DAgger chunk waits "
                                "for the first fit): recording and fitting share two cores instead of taking turns")
