@@ -4,6 +4,7 @@
     python benchmarks/reproduce.py check oh_my_brain/train_2p --seed 7   # a config name works too
     python benchmarks/reproduce.py record oh_my_brain/ppo_2p --seeds 0 1 2   # (re)write its range
     python benchmarks/reproduce.py record oh_my_brain/ppo_2p --seeds 3 --append  # add a seed to it
+    python benchmarks/reproduce.py record oh_my_brain/ppo_2p --reuse    # read runs already finished
     python benchmarks/reproduce.py kernels                              # which CPU kernels change a run
     python benchmarks/reproduce.py cpus                                 # the same run on emulated CPUs
 
@@ -42,7 +43,7 @@ import yaml
 
 from braincards.training import kernels
 from braincards.training.kernels import pin_cpu_kernels
-from braincards.training.learning.config import load_train_config
+from braincards.training.learning.config import config_dict, load_train_config
 from braincards.training.learning.ranges import (
     expected_range,
     range_line,
@@ -103,15 +104,29 @@ def machine() -> str:
     return f"{model or platform.machine()}, torch {torch.__version__}, {kernels.describe(environ)}"
 
 
-def run(name: str, seed: int) -> tuple:
+def run(name: str, seed: int, reuse: bool = False) -> tuple:
     """(config, summary) of one training run of the recipe, through ``braincards train`` (which
-    pins the CPU kernels) in its own process."""
+    pins the CPU kernels) in its own process; with ``reuse`` a finished run of this very config
+    already in ``runs/reproduce/`` is read instead (a record that was stopped goes on)."""
     _, path = recipe(name)
     cfg = load_train_config(path, {"seed": seed})
     out = RUNS / f"{name.replace('/', '-')}-seed{seed}"
+    if reuse and finished(out, cfg):
+        print(f"{name} seed {seed}: reusing the finished run in {out}", flush=True)
+        return cfg, summary_of(out)
     subprocess.run([sys.executable, "-m", "braincards.training.cli", "train", str(path), "--seed", str(seed),
                     "--out", str(out), "--quiet"], check=True, stdout=subprocess.DEVNULL)
     return cfg, summary_of(out)
+
+
+def finished(out: Path, cfg) -> bool:
+    """Whether ``out`` holds a run of ``cfg`` (its resolved config, seed included) that ended:
+    its evaluations carry the closing speed figures and its last checkpoint exists."""
+    try:
+        same = json.loads((out / "config.json").read_text()) == json.loads(json.dumps(config_dict(cfg)))
+        return same and "speed" in json.loads((out / "evaluations.json").read_text()) and (out / "last.zip").is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def summary_of(out: Path) -> dict:
@@ -126,7 +141,7 @@ def cmd_record(args) -> int:
     entry = {"config": path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path),
              "config_sha256": None, "machine": machine(), "date": dt.date.today().isoformat(), "seeds": []}
     for seed in args.seeds:
-        cfg, summary = run(name, seed)
+        cfg, summary = run(name, seed, reuse=args.reuse)
         entry["config_sha256"] = recipe_sha256(cfg)
         entry["seeds"].append(seed_record(seed, summary))
         print(f"{name} seed {seed}: last {entry['seeds'][-1]['last']['value']:.3f}", flush=True)
@@ -216,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     rec.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     rec.add_argument("--append", action="store_true",
                      help="add these seeds to the recipe's recorded ones (records of one seed each can run side by side)")
+    rec.add_argument("--reuse", action="store_true",
+                     help="read a seed's finished run of this config from runs/reproduce/ instead of training it again")
     rec.set_defaults(func=cmd_record)
     chk = sub.add_parser("check", help="retrain a recipe and compare with its range (exit 1 outside)")
     chk.add_argument("recipe")

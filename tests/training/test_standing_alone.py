@@ -184,6 +184,25 @@ def test_record_append_adds_seeds_to_a_recipe_and_refuses_another_version_of_it(
         merged(entry("a", "m1", 0), entry("b", "m1", 1))
 
 
+def test_record_reuse_reads_only_a_finished_run_of_the_same_config(monkeypatch, tmp_path):
+    """record --reuse: a run directory counts only when its config is this recipe's at this seed
+    and the run ended (closing speed figures, a last checkpoint)."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks.reproduce import finished
+    from braincards.training.learning.config import config_dict
+
+    cfg = load_train_config(config_path("oh_my_brain/train_2p"), {"seed": 1})
+    (tmp_path / "config.json").write_text(json.dumps(config_dict(cfg)))
+    (tmp_path / "evaluations.json").write_text(json.dumps({"history": []}))
+    assert not finished(tmp_path, cfg)  # still running: no closing figures
+    (tmp_path / "evaluations.json").write_text(json.dumps({"history": [], "speed": {}}))
+    assert not finished(tmp_path, cfg)  # no last checkpoint
+    (tmp_path / "last.zip").write_bytes(b"")
+    assert finished(tmp_path, cfg)
+    assert not finished(tmp_path, load_train_config(config_path("oh_my_brain/train_2p"), {"seed": 2}))
+    assert not finished(tmp_path / "missing", cfg)
+
+
 def test_the_shipped_ranges_name_recipes_that_exist():
     for name, entry in ranges.load_ranges().items():
         cfg = load_train_config(ROOT / entry["config"])
