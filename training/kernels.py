@@ -18,8 +18,8 @@ modes named by ``BRAINCARDS_KERNELS``:
 
 - ``avx2`` (the default): ``ATEN_CPU_CAPABILITY=avx2`` and ``MKL_CBWR=AVX2``, Adam as the config
   says. A run is the same bit for bit on the same CPU model with the same torch build; every
-  recorded seed and shipped checkpoint since 2026-12-06 was trained so. Another CPU gives
-  other weights (emulated, an Intel Haswell and an AMD EPYC Rome both did);
+  seed in ``configs/ranges.yaml`` was trained so. Another CPU gives other weights (emulated,
+  an Intel Haswell and an AMD EPYC Rome both did);
 - ``portable``: ``ATEN_CPU_CAPABILITY=avx2``, ``MKL_CBWR=COMPATIBLE``, and every Adam of the run
   fused (:func:`adam_fused`). A run is the same bit for bit on every x86-64 CPU with AVX2,
   Intel or AMD, with the same torch build. It costs speed: MKL's compatible path multiplies
