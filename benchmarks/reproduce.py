@@ -42,7 +42,6 @@ import torch
 import yaml
 
 from braincards.training import kernels
-from braincards.training.kernels import pin_cpu_kernels
 from braincards.training.learning.config import config_dict, load_train_config
 from braincards.training.learning.ranges import (
     expected_range,
@@ -100,7 +99,7 @@ def machine() -> str:
         model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                       if line.startswith("model name")), "")
     environ = dict(os.environ)
-    pin_cpu_kernels(environ)
+    kernels.pin_cpu_kernels(environ)
     return f"{model or platform.machine()}, torch {torch.__version__}, {kernels.describe(environ)}"
 
 

@@ -42,7 +42,6 @@ MODES = {
     "native": {},
 }
 DEFAULT_MODE = "avx2"
-PINNED = MODES[DEFAULT_MODE]
 VARIABLES = ("ATEN_CPU_CAPABILITY", "MKL_CBWR")
 
 
@@ -79,5 +78,5 @@ def describe(environ=os.environ) -> str:
     return f"kernels {pinned or 'native'}" + (", Adam fused" if adam_fused(environ) else "")
 
 
-__all__ = ["DEFAULT_MODE", "MODES", "MODE_VARIABLE", "PINNED", "adam_fused", "describe", "kernel_mode",
+__all__ = ["DEFAULT_MODE", "MODES", "MODE_VARIABLE", "adam_fused", "describe", "kernel_mode",
            "pin_cpu_kernels"]

@@ -24,7 +24,7 @@ def _say_starting() -> None:
           file=sys.stderr, flush=True)
 
 
-if sys.argv[1:2] == ["train"]:  # before torch loads: the same kernels on every x86-64 CPU
+if sys.argv[1:2] == ["train"]:  # before torch loads: the kernels of BRAINCARDS_KERNELS's mode
     try:
         pin_cpu_kernels()
     except ValueError as err:  # BRAINCARDS_KERNELS names no mode
