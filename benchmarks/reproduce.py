@@ -40,8 +40,10 @@ from pathlib import Path
 
 import torch
 import yaml
+from safetensors.torch import load as load_safetensors
 
 from braincards.training import kernels
+from braincards.training.agents.play_only import POLICY_MEMBER, is_critic
 from braincards.training.learning.config import config_dict, load_train_config
 from braincards.training.learning.ranges import (
     expected_range,
@@ -109,13 +111,65 @@ def run(name: str, seed: int, reuse: bool = False) -> tuple:
     already in ``runs/reproduce/`` is read instead (a record that was stopped goes on)."""
     _, path = recipe(name)
     cfg = load_train_config(path, {"seed": seed})
-    out = RUNS / f"{name.replace('/', '-')}-seed{seed}"
+    out = run_dir(name, seed)
     if reuse and finished(out, cfg):
         print(f"{name} seed {seed}: reusing the finished run in {out}", flush=True)
         return cfg, summary_of(out)
     subprocess.run([sys.executable, "-m", "braincards.training.cli", "train", str(path), "--seed", str(seed),
                     "--out", str(out), "--quiet"], check=True, stdout=subprocess.DEVNULL)
     return cfg, summary_of(out)
+
+
+def run_dir(name: str, seed: int) -> Path:
+    """Where ``run`` trains seed ``seed`` of the recipe ``name``."""
+    return RUNS / f"{name.replace('/', '-')}-seed{seed}"
+
+
+def shipped_of(cfg) -> list[str]:
+    """The shipped checkpoints trained from exactly this config, seed included (a recipe's seed 0
+    and, for a recipe shipped on several seeds, its siblings: ``ppo_3p_careful_s1`` is seed 1 of
+    ``train_3p_careful.yaml``)."""
+    want = json.dumps(config_dict(cfg), sort_keys=True)
+    return [ship for ship, path in sorted(experiments.load()["shipped"].items())
+            if json.dumps(config_dict(load_train_config(ROOT / path)), sort_keys=True) == want]
+
+
+def actor_weights(path: Path) -> dict:
+    """The actor's tensors of a checkpoint archive (what plays; a play-only copy keeps these alone)."""
+    with zipfile.ZipFile(path) as zf:
+        tensors = load_safetensors(zf.read(POLICY_MEMBER))
+    return {key: value for key, value in tensors.items() if not is_critic(key)}
+
+
+def same_weights(a: dict, b: dict) -> bool:
+    """Bit for bit: the same tensor names, dtypes, shapes and values."""
+    return a.keys() == b.keys() and all(
+        a[k].dtype == b[k].dtype and a[k].shape == b[k].shape
+        and torch.equal(a[k].view(torch.uint8) if a[k].dtype == torch.bfloat16 else a[k],
+                        b[k].view(torch.uint8) if b[k].dtype == torch.bfloat16 else b[k]) for k in a)
+
+
+def shipped_weights(cfg, out: Path) -> dict[str, str]:
+    """For each shipped checkpoint of exactly this config (:func:`shipped_of`): the checkpoint of
+    the finished run in ``out`` that has its actor weights bit for bit (``best`` or ``last``), or
+    ``other weights``."""
+    found = {}
+    for ship in shipped_of(cfg):
+        weights = actor_weights(ROOT / "checkpoints" / f"{ship}.zip")
+        found[ship] = next((kind for kind in ("best", "last") if (out / f"{kind}.zip").is_file()
+                            and same_weights(actor_weights(out / f"{kind}.zip"), weights)), "other weights")
+    return found
+
+
+def shipped_lines(seed: int, shipped: dict[str, str]) -> list[str]:
+    """What :func:`shipped_weights` found, one line per shipped checkpoint."""
+    lines = []
+    for ship, kind in shipped.items():
+        if kind == "other weights":
+            lines.append(f"seed {seed}: other weights than the shipped {ship}")
+        else:
+            lines.append(f"seed {seed}: the weights of the shipped {ship}, bit for bit (the run's {kind})")
+    return lines
 
 
 def finished(out: Path, cfg) -> bool:
@@ -142,8 +196,11 @@ def cmd_record(args) -> int:
     for seed in args.seeds:
         cfg, summary = run(name, seed, reuse=args.reuse)
         entry["config_sha256"] = recipe_sha256(cfg)
-        entry["seeds"].append(seed_record(seed, summary))
+        shipped = shipped_weights(cfg, run_dir(name, seed))
+        entry["seeds"].append(seed_record(seed, summary) | ({"shipped": shipped} if shipped else {}))
         print(f"{name} seed {seed}: last {entry['seeds'][-1]['last']['value']:.3f}", flush=True)
+        for line in shipped_lines(seed, shipped):
+            print(line, flush=True)
     with open(ranges_path().with_suffix(".lock"), "w") as lock:  # two records may end at once
         fcntl.flock(lock, fcntl.LOCK_EX)
         ranges = (yaml.safe_load(ranges_path().read_text()) if ranges_path().is_file() else None) or {}
@@ -152,7 +209,8 @@ def cmd_record(args) -> int:
         ranges[name] = entry
         ranges_path().write_text(HEADER + yaml.safe_dump(ranges, sort_keys=True, width=110))
     lo, hi = expected_range(entry)
-    print(f"wrote {ranges_path()}: {name} expected range {lo:.3f}-{hi:.3f}")
+    print(f"wrote {ranges_path()}: {name} expected range {lo:.3f}-{hi:.3f} (the docs show it after "
+          f"python benchmarks/docs_tables.py and python benchmarks/results_page.py)")
     return 0
 
 
@@ -177,6 +235,8 @@ def cmd_check(args) -> int:
         print(f"{name}: no range recorded for this recipe (python benchmarks/reproduce.py record {name})")
         return 1
     print(line)
+    for shipped in shipped_lines(args.seed, shipped_weights(cfg, run_dir(name, args.seed))):
+        print(shipped)
     return 0 if " inside " in line else 1
 
 

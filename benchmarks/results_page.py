@@ -61,6 +61,7 @@ from benchmarks import (  # noqa: E402
     interop,
     onnx_speed,
     partners,
+    seed_ranges,
     xp,
 )
 
@@ -293,7 +294,8 @@ def render_results(records: list[dict], crossplay: list[dict] | None = None,
                    search: list[dict] | None = None, rule_baselines: list[dict] | None = None,
                    onnx: dict | None = None, responses: dict | None = None,
                    libraries: list[dict] | None = None, reports: list[dict] | None = None,
-                   population: dict | None = None, held_out: list[dict] | None = None) -> str:
+                   population: dict | None = None, held_out: list[dict] | None = None,
+                   seeds: list[dict] | None = None) -> str:
     """docs/results.md from the measurement records (pure: no clock, no environment)."""
     lines = [
         GENERATED.format(what=" from benchmarks/results/"),
@@ -340,7 +342,7 @@ def render_results(records: list[dict], crossplay: list[dict] | None = None,
         lines.append(f"- {who}: {games:,} games per row, seed {seed}, measured {measured} on {cpus} CPU cores "
                      f"(braincards {package_version}, torch {torch_version}).")
     lines.append("")
-    return "\n".join(lines + heldout.render(held_out or []) + baselines.render(rule_baselines or [])
+    return "\n".join(lines + seed_ranges.render(seeds or []) + heldout.render(held_out or []) + baselines.render(rule_baselines or [])
                      + render_search(search or [])
                      + render_crossplay(crossplay or []) + xp.render(reports or []) + partners.render(population or {})
                      + best_responses.render(responses)
@@ -447,7 +449,7 @@ def render_config() -> str:
 def pages() -> dict[Path, str]:
     return {RESULTS_PAGE: render_results(load_results(), load_crossplay(), load_search(), baselines.load(),
                                          onnx_speed.load(), best_responses.load(), interop.load(), xp.load(),
-                                         partners.load(), heldout.load()),
+                                         partners.load(), heldout.load(), seed_ranges.load()),
             CONFIG_PAGE: render_config()}
 
 

@@ -148,6 +148,34 @@ def test_rendering_is_pure_and_shows_every_row():
     assert "10 games per row, seed 3, measured 2000-01-02 on 2 CPU cores" in page
 
 
+def test_the_seeds_section_gives_each_checkpoint_its_recipes_range_or_says_it_is_one_run():
+    """'Over training seeds': a checkpoint shipped on seed 1 of a recorded recipe shows that
+    recipe's seeds and range and what the rerun of seed 1 gave; an unrecorded recipe is one run."""
+    seeds = results_page.seed_ranges
+
+    def seed(n, last, lo, hi, **extra):
+        return {"seed": n, "table": "team", "last": {"value": last, "lo": lo, "hi": hi}, **extra}
+
+    entry = {"seeds": [seed(0, 0.5, 0.45, 0.55), seed(1, 0.6, 0.55, 0.66, shipped={"g/x_s1": "best"}),
+                       seed(2, 0.4, 0.35, 0.46, shipped={"g/x_s2": "other weights"})]}
+    rows = [{"checkpoint": "g/x_s1", "config": "configs/g/x_s1.yaml", "seed": 1, "recipe": "g/x", "entry": entry},
+            {"checkpoint": "g/x_s2", "config": "configs/g/x_s2.yaml", "seed": 2, "recipe": "g/x", "entry": entry},
+            {"checkpoint": "g/x_s3", "config": "configs/g/x_s3.yaml", "seed": 3, "recipe": "g/x", "entry": entry},
+            {"checkpoint": "g/y", "config": "configs/g/y.yaml", "seed": 0, "recipe": None, "entry": None}]
+    text = "\n".join(seeds.render(rows))
+    assert ("| `g/x_s1` | `configs/g/x_s1.yaml` | 1 | 0.500 (seed 0), 0.600 (seed 1), 0.400 (seed 2) | 0.350-0.660 | "
+            "the same weights (its best) |") in text
+    assert "| 0.350-0.660 | other weights |" in text
+    assert "| seed 3 not among the recorded |" in text
+    assert "| `g/y` | `configs/g/y.yaml` | 0 | one run | - | - |" in text
+    assert "3 of 4 checkpoints have a recorded range; 1 is a single run." in text
+    assert seeds.render([]) == []
+    # the shipped page: every checkpoint has its row, each recorded recipe's range is found
+    shipped = seeds.load()
+    assert len(shipped) == len(results_page.shipped())
+    assert {r["recipe"] for r in shipped if r["recipe"]} == set(seeds.load_ranges()) - {"the_brain/train_3p_quick"}
+
+
 def _fields(model: type[BaseModel], seen: set) -> list[tuple[str, str]]:
     out = []
     for key, field in model.model_fields.items():

@@ -203,6 +203,38 @@ def test_record_reuse_reads_only_a_finished_run_of_the_same_config(monkeypatch, 
     assert not finished(tmp_path / "missing", cfg)
 
 
+def test_a_rerun_is_compared_with_the_shipped_checkpoints_of_its_exact_config(monkeypatch, tmp_path):
+    """reproduce.py check/record say whether a seed's run gave a shipped checkpoint's weights bit
+    for bit: the checkpoints of exactly that config, seed included (a recipe shipped on several
+    seeds has one per seed), compared tensor by tensor on the actor (play-only copies hold no critic)."""
+    import shutil
+
+    import torch
+
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks import reproduce
+
+    careful = load_train_config(config_path("the_brain/train_3p_careful"), {"seed": 1})
+    assert reproduce.shipped_of(careful) == ["the_brain/ppo_3p_careful_s1"]
+    assert reproduce.shipped_of(load_train_config(config_path("the_brain/train_2p_careful"), {"seed": 1})) == []
+    cfg = load_train_config(config_path("the_brain/train_2p_careful"))
+    shipped = ROOT / "checkpoints" / "the_brain"
+    shutil.copy(shipped / "ppo_2p_cautious.zip", tmp_path / "best.zip")  # same network shape, other weights
+    assert reproduce.shipped_weights(cfg, tmp_path) == {"the_brain/ppo_2p_careful": "other weights"}
+    shutil.copy(shipped / "ppo_2p_careful.zip", tmp_path / "last.zip")
+    found = reproduce.shipped_weights(cfg, tmp_path)
+    assert found == {"the_brain/ppo_2p_careful": "last"}
+    assert reproduce.shipped_lines(0, found) == [
+        "seed 0: the weights of the shipped the_brain/ppo_2p_careful, bit for bit (the run's last)"]
+    weights = reproduce.actor_weights(tmp_path / "last.zip")
+    assert weights and not any(key.startswith(("value_net.", "mlp_extractor.value_net.")) for key in weights)
+    one_bit = {k: v.clone() for k, v in weights.items()}
+    key = sorted(one_bit)[0]
+    one_bit[key].view(torch.int32).view(-1)[0] ^= 1  # the lowest bit of one float
+    assert reproduce.same_weights(weights, weights) and not reproduce.same_weights(weights, one_bit)
+    assert not reproduce.same_weights(weights, {k: v for k, v in weights.items() if k != key})
+
+
 def test_the_shipped_ranges_name_recipes_that_exist():
     for name, entry in ranges.load_ranges().items():
         cfg = load_train_config(ROOT / entry["config"])

@@ -1,0 +1,95 @@
+"""The results page's "Over training seeds" section: each shipped checkpoint next to its
+recipe's recorded seeds (``configs/ranges.yaml``, written by ``python benchmarks/reproduce.py
+record``), or marked as the single run it is.
+
+A shipped checkpoint is one seed's run of its training config. Its recipe is that config
+without the seed (:func:`braincards.training.learning.ranges.recipe_sha256`), so a checkpoint
+shipped on several seeds (``the_brain/ppo_3p_careful_s0``, ``_s1``, ``_s2``) shares one range.
+``record`` also compares a seed's rerun with the shipped checkpoints of exactly that config
+and keeps what it found (``shipped`` in the seed's record): whether the rerun gave their
+weights bit for bit on the recording machine.
+
+    python benchmarks/seed_ranges.py     # print the section
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from braincards.training.learning.config import load_train_config
+from braincards.training.learning.ranges import expected_range, load_ranges, recipe_sha256
+
+if __package__ in (None, ""):  # run as `python benchmarks/seed_ranges.py`: the package is importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import experiments  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load() -> list[dict]:
+    """Per shipped checkpoint: its config, its seed and its recipe's recorded entry (or None)."""
+    by_recipe = {entry["config_sha256"]: (name, entry) for name, entry in load_ranges().items()}
+    rows = []
+    for name, config in sorted(experiments.load()["shipped"].items()):
+        cfg = load_train_config(ROOT / config)
+        recipe, entry = by_recipe.get(recipe_sha256(cfg), (None, None))
+        rows.append({"checkpoint": name, "config": config, "seed": cfg.seed, "recipe": recipe, "entry": entry})
+    return rows
+
+
+def rerun(row: dict) -> str:
+    """What rerunning the checkpoint's own seed gave, as its recipe's record says."""
+    seed = next((s for s in row["entry"]["seeds"] if s["seed"] == row["seed"]), None)
+    if seed is None:
+        return f"seed {row['seed']} not among the recorded"
+    found = seed.get("shipped", {}).get(row["checkpoint"])
+    if found is None:
+        return "not compared"
+    return "other weights" if found == "other weights" else f"the same weights (its {found})"
+
+
+def render(rows: list[dict]) -> list[str]:
+    """The section's Markdown lines (pure: the rows alone)."""
+    if not rows:
+        return []
+    lines = [
+        "## Over training seeds", "",
+        "Each checkpoint above is one run of its training config on one seed. Where the recipe",
+        "(the config without its seed) was trained on three seeds (`python benchmarks/reproduce.py",
+        "record`), the table gives where each seed's run ended (its last evaluation on the first",
+        "table, 300 games) and the *expected range*, the span of their 95% intervals: a run of the",
+        "recipe on another seed or machine should end inside it ([what",
+        "reproduces](training.md#what-reproduces)). A shipped checkpoint is its run's best",
+        "evaluation, so its row above can lie above its recipe's last evaluations. *Rerun of its",
+        "seed*: whether training the checkpoint's own seed again gave its weights bit for bit, on",
+        "the machine that recorded the range (*not compared*: recorded before that comparison",
+        "existed). A recipe without recorded seeds is a single run: its numbers are one seed's.", "",
+        "| checkpoint | config | its seed | recorded seeds: last evaluation | expected range | rerun of its seed |",
+        "|---|---|---:|---|---|---|",
+    ]
+    single = 0
+    for row in rows:
+        entry = row["entry"]
+        if entry is None:
+            single += 1
+            lines.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | one run | - | - |")
+            continue
+        seeds = ", ".join(f"{s['last']['value']:.3f} (seed {s['seed']})" for s in entry["seeds"])
+        lo, hi = expected_range(entry)
+        lines.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | {seeds} | {lo:.3f}-{hi:.3f} | "
+                     f"{rerun(row)} |")
+    verb = "is a single run" if single == 1 else "are single runs"
+    lines += ["", f"{len(rows) - single} of {len(rows)} checkpoints have a recorded range; {single} {verb}.", ""]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
+    print("\n".join(render(load())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
