@@ -1,6 +1,6 @@
 """Does a recipe reproduce? Retrain it and see whether it ends inside its documented range.
 
-    python benchmarks/reproduce.py check oh_my_brain/ppo_2p            # retrain (seed 0), compare
+    python benchmarks/reproduce.py check oh_my_brain/ppo_2p            # retrain (its seed), compare
     python benchmarks/reproduce.py check oh_my_brain/train_2p --seed 7   # a config name works too
     python benchmarks/reproduce.py record oh_my_brain/ppo_2p --seeds 0 1 2   # (re)write its range
     python benchmarks/reproduce.py record oh_my_brain/ppo_2p --seeds 3 --append  # add a seed to it
@@ -228,14 +228,15 @@ def merged(old: dict, new: dict) -> dict:
 
 
 def cmd_check(args) -> int:
-    name, _ = recipe(args.recipe)
-    cfg, summary = run(name, args.seed)
+    name, path = recipe(args.recipe)
+    seed = load_train_config(path).seed if args.seed is None else args.seed
+    cfg, summary = run(name, seed)
     line = range_line(cfg, summary)
     if line is None:
         print(f"{name}: no range recorded for this recipe (python benchmarks/reproduce.py record {name})")
         return 1
     print(line)
-    for shipped in shipped_lines(args.seed, shipped_weights(cfg, run_dir(name, args.seed))):
+    for shipped in shipped_lines(seed, shipped_weights(cfg, run_dir(name, seed))):
         print(shipped)
     return 0 if " inside " in line else 1
 
@@ -295,7 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     rec.set_defaults(func=cmd_record)
     chk = sub.add_parser("check", help="retrain a recipe and compare with its range (exit 1 outside)")
     chk.add_argument("recipe")
-    chk.add_argument("--seed", type=int, default=0)
+    chk.add_argument("--seed", type=int, default=None,
+                     help="the seed to train (default: the config's own, the shipped checkpoint's seed)")
     chk.set_defaults(func=cmd_check)
     ker = sub.add_parser("kernels", help="which CPU instruction sets change a tiny run's weights")
     ker.set_defaults(func=cmd_kernels)

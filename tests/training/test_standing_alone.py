@@ -235,6 +235,31 @@ def test_a_rerun_is_compared_with_the_shipped_checkpoints_of_its_exact_config(mo
     assert not reproduce.same_weights(weights, {k: v for k, v in weights.items() if k != key})
 
 
+def test_check_trains_the_configs_own_seed_and_says_what_the_rerun_gave(monkeypatch, tmp_path, capsys):
+    """reproduce.py check NAME trains the seed of NAME's config (the shipped _s1 is seed 1 of its
+    recipe) unless --seed says another, then prints where the run fell and the weights line."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks import reproduce
+
+    trained = []
+
+    def fake_run(name, seed, reuse=False):
+        trained.append(seed)
+        cfg = load_train_config(config_path("the_brain/train_3p_careful"), {"seed": seed})
+        team = {"timesteps": 100352, "primary": 0.56, "team": {"win_rate": {"value": 0.56, "lo": 0.5, "hi": 0.62}}}
+        return cfg, {"start": team, "best": team, "last": team}
+
+    monkeypatch.setattr(reproduce, "run", fake_run)
+    monkeypatch.setattr(reproduce, "RUNS", tmp_path)  # no run there: other weights than the shipped one
+    assert reproduce.main(["check", "the_brain/ppo_3p_careful_s1"]) == 0
+    out = capsys.readouterr().out
+    assert trained == [1]
+    assert "this run ended at 0.560 [0.500, 0.620], inside the expected range" in out
+    assert "seed 1: other weights than the shipped the_brain/ppo_3p_careful_s1" in out
+    assert reproduce.main(["check", "the_brain/ppo_3p_careful_s1", "--seed", "7"]) == 0
+    assert trained == [1, 7] and "shipped" not in capsys.readouterr().out  # no checkpoint of seed 7
+
+
 def test_the_shipped_ranges_name_recipes_that_exist():
     for name, entry in ranges.load_ranges().items():
         cfg = load_train_config(ROOT / entry["config"])
