@@ -47,10 +47,13 @@ from braincards.training.agents.play_only import POLICY_MEMBER, is_critic
 from braincards.training.learning.config import config_dict, load_train_config
 from braincards.training.learning.ranges import (
     expected_range,
+    metric_of,
     range_line,
+    range_metric,
     ranges_path,
     recipe_sha256,
     seed_record,
+    shown,
 )
 from braincards.training.learning.yaml_files import config_path
 
@@ -192,13 +195,15 @@ def summary_of(out: Path) -> dict:
 def cmd_record(args) -> int:
     name, path = recipe(args.recipe)
     entry = {"config": path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path),
-             "config_sha256": None, "machine": machine(), "date": dt.date.today().isoformat(), "seeds": []}
+             "config_sha256": None, "metric": range_metric(load_train_config(path)), "machine": machine(),
+             "date": dt.date.today().isoformat(), "seeds": []}
     for seed in args.seeds:
         cfg, summary = run(name, seed, reuse=args.reuse)
         entry["config_sha256"] = recipe_sha256(cfg)
         shipped = shipped_weights(cfg, run_dir(name, seed))
-        entry["seeds"].append(seed_record(seed, summary) | ({"shipped": shipped} if shipped else {}))
-        print(f"{name} seed {seed}: last {entry['seeds'][-1]['last']['value']:.3f}", flush=True)
+        record = seed_record(seed, summary, entry["metric"])
+        entry["seeds"].append(record | ({"shipped": shipped} if shipped else {}))
+        print(f"{name} seed {seed}: last {shown(entry, record['last']['value'])}", flush=True)
         for line in shipped_lines(seed, shipped):
             print(line, flush=True)
     with open(ranges_path().with_suffix(".lock"), "w") as lock:  # two records may end at once
@@ -209,7 +214,7 @@ def cmd_record(args) -> int:
         ranges[name] = entry
         ranges_path().write_text(HEADER + yaml.safe_dump(ranges, sort_keys=True, width=110))
     lo, hi = expected_range(entry)
-    print(f"wrote {ranges_path()}: {name} expected range {lo:.3f}-{hi:.3f} (the docs show it after "
+    print(f"wrote {ranges_path()}: {name} expected range {shown(entry, lo)}-{shown(entry, hi)} (the docs show it after "
           f"python benchmarks/docs_tables.py and python benchmarks/results_page.py)")
     return 0
 
@@ -218,6 +223,9 @@ def merged(old: dict, new: dict) -> dict:
     """``record --append``: ``new``'s seeds added to the recorded entry ``old`` (a seed run again
     replaces its record). SystemExit when the recipe's config changed since ``old`` was recorded:
     seeds of two recipes make no range."""
+    if metric_of(old) != metric_of(new):
+        raise SystemExit(f"{new['config']}: the recorded seeds keep the {metric_of(old)}, these the "
+                         f"{metric_of(new)}; record every seed again without --append")
     if old.get("config_sha256") != new["config_sha256"]:
         raise SystemExit(f"{new['config']}: the recorded seeds were trained from another version of the "
                          f"recipe (config sha256 {old.get('config_sha256')}, now {new['config_sha256']}); "

@@ -19,7 +19,14 @@ import sys
 from pathlib import Path
 
 from braincards.training.learning.config import load_train_config
-from braincards.training.learning.ranges import expected_range, load_ranges, recipe_sha256
+from braincards.training.learning.ranges import (
+    METRICS,
+    expected_range,
+    load_ranges,
+    metric_of,
+    recipe_sha256,
+    shown,
+)
 
 if __package__ in (None, ""):  # run as `python benchmarks/seed_ranges.py`: the package is importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -59,7 +66,8 @@ def render(rows: list[dict]) -> list[str]:
         "Each checkpoint above is one run of its training config on one seed. Where the recipe",
         "(the config without its seed) was trained on three seeds (`python benchmarks/reproduce.py",
         "record`), the table gives where each seed's run ended (its last evaluation on the first",
-        "table, 300 games) and the *expected range*, the span of their 95% intervals: a run of the",
+        "table, 300 games: the win rate, or the mean score for a solo game that is never won or lost)",
+        "and the *expected range*, the span of their 95% intervals: a run of the",
         "recipe on another seed or machine should end inside it ([what",
         "reproduces](training.md#what-reproduces)). A shipped checkpoint is its run's best",
         "evaluation, so its row above can lie above its recipe's last evaluations. *Rerun of its",
@@ -76,10 +84,12 @@ def render(rows: list[dict]) -> list[str]:
             single += 1
             lines.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | one run | - | - |")
             continue
-        seeds = ", ".join(f"{s['last']['value']:.3f} (seed {s['seed']})" for s in entry["seeds"])
+        seeds = ", ".join(f"{shown(entry, s['last']['value'])} (seed {s['seed']})" for s in entry["seeds"])
+        if metric_of(entry) != "win_rate":
+            seeds = f"{METRICS[metric_of(entry)][0]}: {seeds}"
         lo, hi = expected_range(entry)
-        lines.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | {seeds} | {lo:.3f}-{hi:.3f} | "
-                     f"{rerun(row)} |")
+        lines.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | {seeds} | "
+                     f"{shown(entry, lo)}-{shown(entry, hi)} | {rerun(row)} |")
     verb = "is a single run" if single == 1 else "are single runs"
     lines += ["", f"{len(rows) - single} of {len(rows)} checkpoints have a recorded range; {single} {verb}.", ""]
     return lines

@@ -27,6 +27,7 @@ SPEC = GameSpec(
     decisions=rules.DECISIONS,
     scores=scores,
     score_label="points",
+    solo_wins=False,  # R-W8: the solo game is scored, never won or lost
     history_wrapper=HistoryWrapper,
     reward_options=("reward", "normalize"),
 )

@@ -61,7 +61,9 @@ class GameSpec:
     * ``variant_option`` - an option that may be given as a list, one value per game in turn
       (The Brain's ``difficulty``), and ``variant_names`` - its named values, in order;
     * ``reward_options`` - options that shape the reward only: the game played is the same
-      whatever their value (so is it for :data:`ENV_OPTIONS`, which every env has).
+      whatever their value (so is it for :data:`ENV_OPTIONS`, which every env has);
+    * ``solo_wins`` - whether a one-player game is won or lost (False: a solo game has a score
+      only, and its lone seat counts as the winner of every game).
     """
 
     id: str
@@ -80,6 +82,7 @@ class GameSpec:
     variant_option: str | None = None
     variant_names: tuple[str, ...] = ()
     reward_options: tuple[str, ...] = ()
+    solo_wins: bool = True
 
     def __post_init__(self):
         DECLARED[self.id] = self

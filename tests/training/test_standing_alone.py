@@ -167,6 +167,37 @@ def test_a_run_of_a_recorded_recipe_is_told_where_it_falls(tmp_path, monkeypatch
     assert ranges.range_line(load_train_config("oh_my_brain/train_2p", {"total_timesteps": 1000}), summary) is None
 
 
+def test_a_solo_game_that_is_never_lost_keeps_its_range_on_the_mean_score(monkeypatch):
+    """Brilliant Boar's solo game is scored, never won or lost (R-W8): its win rate is 1 in every
+    game, so a range of it says nothing. Its recipes keep the mean score; The Brain's solo game
+    is won or lost and keeps the win rate."""
+    boar = load_train_config("brilliant_boar/train_solo")
+    assert ranges.range_metric(boar) == "mean_score"
+    assert ranges.range_metric(load_train_config("the_brain/train_solo")) == "win_rate"
+    assert ranges.range_metric(load_train_config("brilliant_boar/train_2p")) == "win_rate"
+
+    def solo(score, lo, hi):
+        return {"timesteps": 0, "primary": 1.0 + score / 1000,
+                "solo": {"win_rate": {"value": 1.0, "lo": 0.987, "hi": 1.0},
+                         "mean_score": {"value": score, "lo": lo, "hi": hi}, "games": 300}}
+
+    record = ranges.seed_record(0, {"start": solo(30.0, 29.5, 30.5), "best": solo(35.0, 34.6, 35.4),
+                                    "last": solo(35.0, 34.6, 35.4)}, "mean_score")
+    assert record["last"] == {"value": 35.0, "lo": 34.6, "hi": 35.4} and record["start"]["value"] == 30.0
+    entry = {"config": "configs/brilliant_boar/train_solo.yaml", "config_sha256": ranges.recipe_sha256(boar),
+             "metric": "mean_score", "machine": "m", "seeds": [record, {**record, "seed": 1}, {**record, "seed": 2}]}
+    monkeypatch.setattr(ranges, "load_ranges", lambda: {"brilliant_boar/ppo_solo": entry})
+    line = ranges.range_line(boar, {"last": solo(33.0, 32.5, 33.5)})
+    assert line.startswith("brilliant_boar/ppo_solo, solo mean score: this run ended at 33.00 [32.50, 33.50], "
+                           "OUTSIDE the expected range 34.60-35.40 (recorded runs ended at 35.00 (seed 0)")
+    assert "| solo (mean score) | 0, 1, 2 | 30.00, 30.00, 30.00 | 35.00, 35.00, 35.00 |" in ranges.ranges_table()
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks.reproduce import merged
+
+    with pytest.raises(SystemExit, match="the recorded seeds keep the win_rate, these the mean_score"):
+        merged({**entry, "metric": "win_rate"}, entry)
+
+
 def test_record_append_adds_seeds_to_a_recipe_and_refuses_another_version_of_it(monkeypatch):
     """benchmarks/reproduce.py record --append: records of one seed each, run side by side,
     make one entry; a seed run again replaces its record; seeds of a changed config are refused."""

@@ -5,7 +5,8 @@ or another CPU's float kernels give another run. ``configs/ranges.yaml`` (packag
 written by ``python benchmarks/reproduce.py record``) holds, per recipe, the end of each
 seed's run on the first evaluation table (the team for a cooperative game, the first opponent
 for a competitive one): where PPO started, the last evaluation, the best one, each a win rate
-with its 95% interval. A recipe is matched by its config without the seed (a run with other
+with its 95% interval (the recipe's *metric*; a solo game that is never won or lost, such as
+Brilliant Boar's, keeps the mean score instead). A recipe is matched by its config without the seed (a run with other
 steps or options is another recipe and gets no range).
 
 The *expected range* is the span of the recorded seeds' 95% intervals of the last
@@ -18,11 +19,15 @@ import hashlib
 import json
 from pathlib import Path
 
+from braincards.envs import get_spec
+
 from ..evaluation.stats import fmt_interval
 from .config import TrainConfig, config_dict
 from .yaml_files import read_yaml, shipped_configs_dir
 
 RANGES_FILE = "ranges.yaml"
+# what a range can be kept for: its name in words and the digits it is shown with
+METRICS = {"win_rate": ("win rate", 3), "mean_score": ("mean score", 2)}
 
 
 def ranges_path() -> Path:
@@ -50,11 +55,28 @@ def first_table(entry: dict) -> str:
     return next(name for name in entry if name not in ("timesteps", "primary"))
 
 
-def seed_record(seed: int, summary: dict) -> dict:
-    """What a range keeps of one run: its seed and, on the first table, the win rate where PPO
-    started, at the last evaluation and at the best."""
+def range_metric(cfg: TrainConfig) -> str:
+    """What a recipe's range is kept for: the win rate, or the mean score for a solo game that
+    is never won or lost (its win rate is 1 in every game; :attr:`GameSpec.solo_wins`)."""
+    return "mean_score" if cfg.num_players == 1 and not get_spec(cfg.game).solo_wins else "win_rate"
+
+
+def metric_of(entry: dict) -> str:
+    """A recorded entry's metric (entries recorded before metrics existed are win rates)."""
+    return entry.get("metric", "win_rate")
+
+
+def shown(entry: dict, value: float) -> str:
+    """One of the entry's values with its metric's digits."""
+    return f"{value:.{METRICS[metric_of(entry)][1]}f}"
+
+
+def seed_record(seed: int, summary: dict, metric: str = "win_rate") -> dict:
+    """What a range keeps of one run: its seed and, on the first table, the metric (the win rate,
+    or the mean score: :func:`range_metric`) where PPO started, at the last evaluation and at
+    the best."""
     table = first_table(summary["last"])
-    pick = {k: summary[k][table]["win_rate"] for k in ("start", "last", "best") if summary.get(k)}
+    pick = {k: summary[k][table][metric] for k in ("start", "last", "best") if summary.get(k)}
     return {"seed": seed, "table": table, **{k: {key: round(v, 4) for key, v in d.items()} for k, d in pick.items()}}
 
 
@@ -76,12 +98,14 @@ def range_line(cfg: TrainConfig, summary: dict) -> str | None:
         return None
     name, entry = found
     lo, hi = expected_range(entry)
-    table = entry["seeds"][0]["table"]
-    value = summary["last"][table]["win_rate"]
-    seeds = ", ".join(f"{s['last']['value']:.3f} (seed {s['seed']})" for s in entry["seeds"])
+    table, metric = entry["seeds"][0]["table"], metric_of(entry)
+    value = summary["last"][table][metric]
+    seeds = ", ".join(f"{shown(entry, s['last']['value'])} (seed {s['seed']})" for s in entry["seeds"])
     inside = "inside" if lo <= value["value"] <= hi else "OUTSIDE"
-    return (f"{name}, {table}: this run ended at {fmt_interval(value)}, {inside} the expected range "
-            f"{lo:.3f}-{hi:.3f} (recorded runs ended at {seeds}; {entry.get('machine', 'machine not recorded')})")
+    label = "" if metric == "win_rate" else f" {METRICS[metric][0]}"
+    return (f"{name}, {table}{label}: this run ended at {fmt_interval(value, METRICS[metric][1])}, {inside} the "
+            f"expected range {shown(entry, lo)}-{shown(entry, hi)} (recorded runs ended at {seeds}; "
+            f"{entry.get('machine', 'machine not recorded')})")
 
 
 def ranges_table() -> str:
@@ -92,18 +116,19 @@ def ranges_table() -> str:
     for name, entry in sorted(recorded.items()):
         seeds = entry["seeds"]
 
-        def values(key, seeds=seeds):
-            return ", ".join(f"{s[key]['value']:.3f}" if key in s else "-" for s in seeds)
+        def values(key, seeds=seeds, entry=entry):
+            return ", ".join(shown(entry, s[key]["value"]) if key in s else "-" for s in seeds)
 
         lo, hi = expected_range(entry)
-        lines.append(f"| `{name}` (`{entry['config']}`) | {seeds[0]['table']} | "
+        table = seeds[0]["table"] + ("" if metric_of(entry) == "win_rate" else f" ({METRICS[metric_of(entry)][0]})")
+        lines.append(f"| `{name}` (`{entry['config']}`) | {table} | "
                      f"{', '.join(str(s['seed']) for s in seeds)} | {values('start')} | {values('last')} | "
-                     f"{values('best')} | {lo:.3f}-{hi:.3f} |")
+                     f"{values('best')} | {shown(entry, lo)}-{shown(entry, hi)} |")
     machines = sorted({e.get("machine", "") for e in recorded.values()})
     lines.append("")
     lines.append("Recorded on " + "; ".join(machines) + " (`python benchmarks/reproduce.py record`).")
     return "\n".join(lines)
 
 
-__all__ = ["expected_range", "first_table", "load_ranges", "range_for", "range_line", "ranges_path",
-           "ranges_table", "recipe_sha256", "seed_record"]
+__all__ = ["METRICS", "expected_range", "first_table", "load_ranges", "metric_of", "range_for", "range_line",
+           "range_metric", "ranges_path", "ranges_table", "recipe_sha256", "seed_record", "shown"]
