@@ -18,15 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from braincards.training.learning import ranges
 from braincards.training.learning.config import load_train_config
-from braincards.training.learning.ranges import (
-    METRICS,
-    expected_range,
-    load_ranges,
-    metric_of,
-    recipe_sha256,
-    shown,
-)
 
 if __package__ in (None, ""):  # run as `python benchmarks/seed_ranges.py`: the package is importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -37,11 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def load() -> list[dict]:
     """Per shipped checkpoint: its config, its seed and its recipe's recorded entry (or None)."""
-    by_recipe = {entry["config_sha256"]: (name, entry) for name, entry in load_ranges().items()}
+    by_recipe = {entry["config_sha256"]: (name, entry) for name, entry in ranges.load_ranges().items()}
     rows = []
     for name, config in sorted(experiments.load()["shipped"].items()):
         cfg = load_train_config(ROOT / config)
-        recipe, entry = by_recipe.get(recipe_sha256(cfg), (None, None))
+        recipe, entry = by_recipe.get(ranges.recipe_sha256(cfg), (None, None))
         rows.append({"checkpoint": name, "config": config, "seed": cfg.seed, "recipe": recipe, "entry": entry})
     return rows
 
@@ -84,12 +77,12 @@ def render(rows: list[dict]) -> list[str]:
             single += 1
             lines.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | one run | - | - |")
             continue
-        seeds = ", ".join(f"{shown(entry, s['last']['value'])} (seed {s['seed']})" for s in entry["seeds"])
-        if metric_of(entry) != "win_rate":
-            seeds = f"{METRICS[metric_of(entry)][0]}: {seeds}"
-        lo, hi = expected_range(entry)
+        seeds = ", ".join(f"{ranges.shown(entry, s['last']['value'])} (seed {s['seed']})" for s in entry["seeds"])
+        if ranges.metric_of(entry) != "win_rate":
+            seeds = f"{ranges.METRICS[ranges.metric_of(entry)][0]}: {seeds}"
+        lo, hi = ranges.expected_range(entry)
         lines.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | {seeds} | "
-                     f"{shown(entry, lo)}-{shown(entry, hi)} | {rerun(row)} |")
+                     f"{ranges.shown(entry, lo)}-{ranges.shown(entry, hi)} | {rerun(row)} |")
     verb = "is a single run" if single == 1 else "are single runs"
     lines += ["", f"{len(rows) - single} of {len(rows)} checkpoints have a recorded range; {single} {verb}.", ""]
     return lines

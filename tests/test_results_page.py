@@ -173,7 +173,7 @@ def test_the_seeds_section_gives_each_checkpoint_its_recipes_range_or_says_it_is
     # the shipped page: every checkpoint has its row, each recorded recipe's range is found
     shipped = seeds.load()
     assert len(shipped) == len(results_page.shipped())
-    assert {r["recipe"] for r in shipped if r["recipe"]} == set(seeds.load_ranges()) - {"the_brain/train_3p_quick"}
+    assert {r["recipe"] for r in shipped if r["recipe"]} == set(seeds.ranges.load_ranges()) - {"the_brain/train_3p_quick"}
 
 
 def _fields(model: type[BaseModel], seen: set) -> list[tuple[str, str]]:
