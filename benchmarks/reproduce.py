@@ -145,11 +145,11 @@ def actor_weights(path: Path) -> dict:
 
 
 def same_weights(a: dict, b: dict) -> bool:
-    """Bit for bit: the same tensor names, dtypes, shapes and values."""
+    """Bit for bit: the same tensor names, dtypes and shapes, and the same bytes (so -0.0 is not
+    0.0 and a NaN equals itself, whatever the dtype)."""
     return a.keys() == b.keys() and all(
         a[k].dtype == b[k].dtype and a[k].shape == b[k].shape
-        and torch.equal(a[k].view(torch.uint8) if a[k].dtype == torch.bfloat16 else a[k],
-                        b[k].view(torch.uint8) if b[k].dtype == torch.bfloat16 else b[k]) for k in a)
+        and torch.equal(a[k].reshape(-1).view(torch.uint8), b[k].reshape(-1).view(torch.uint8)) for k in a)
 
 
 def shipped_weights(cfg, out: Path) -> dict[str, str]:
