@@ -78,8 +78,8 @@ def render(rows: list[dict]) -> list[str]:
             lines.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | one run | - | - |")
             continue
         seeds = ", ".join(f"{ranges.shown(entry, s['last']['value'])} (seed {s['seed']})" for s in entry["seeds"])
-        if ranges.metric_of(entry) != "win_rate":
-            seeds = f"{ranges.METRICS[ranges.metric_of(entry)][0]}: {seeds}"
+        if ranges.metric_name(entry):
+            seeds = f"{ranges.metric_name(entry)}: {seeds}"
         lo, hi = ranges.expected_range(entry)
         lines.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | {seeds} | "
                      f"{ranges.shown(entry, lo)}-{ranges.shown(entry, hi)} | {rerun(row)} |")

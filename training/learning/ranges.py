@@ -66,6 +66,13 @@ def metric_of(entry: dict) -> str:
     return entry.get("metric", "win_rate")
 
 
+def metric_name(entry: dict) -> str | None:
+    """The entry's metric in words where it is not the win rate (None for a win rate, which the
+    tables and lines take as read)."""
+    metric = metric_of(entry)
+    return None if metric == "win_rate" else METRICS[metric][0]
+
+
 def shown(entry: dict, value: float) -> str:
     """One of the entry's values with its metric's digits."""
     return f"{value:.{METRICS[metric_of(entry)][1]}f}"
@@ -102,7 +109,7 @@ def range_line(cfg: TrainConfig, summary: dict) -> str | None:
     value = summary["last"][table][metric]
     seeds = ", ".join(f"{shown(entry, s['last']['value'])} (seed {s['seed']})" for s in entry["seeds"])
     inside = "inside" if lo <= value["value"] <= hi else "OUTSIDE"
-    label = "" if metric == "win_rate" else f" {METRICS[metric][0]}"
+    label = f" {metric_name(entry)}" if metric_name(entry) else ""
     return (f"{name}, {table}{label}: this run ended at {fmt_interval(value, METRICS[metric][1])}, {inside} the "
             f"expected range {shown(entry, lo)}-{shown(entry, hi)} (recorded runs ended at {seeds}; "
             f"{entry.get('machine', 'machine not recorded')})")
@@ -120,7 +127,7 @@ def ranges_table() -> str:
             return ", ".join(shown(entry, s[key]["value"]) if key in s else "-" for s in seeds)
 
         lo, hi = expected_range(entry)
-        table = seeds[0]["table"] + ("" if metric_of(entry) == "win_rate" else f" ({METRICS[metric_of(entry)][0]})")
+        table = seeds[0]["table"] + (f" ({metric_name(entry)})" if metric_name(entry) else "")
         lines.append(f"| `{name}` (`{entry['config']}`) | {table} | "
                      f"{', '.join(str(s['seed']) for s in seeds)} | {values('start')} | {values('last')} | "
                      f"{values('best')} | {shown(entry, lo)}-{shown(entry, hi)} |")
@@ -130,5 +137,5 @@ def ranges_table() -> str:
     return "\n".join(lines)
 
 
-__all__ = ["METRICS", "expected_range", "first_table", "load_ranges", "metric_of", "range_for", "range_line",
+__all__ = ["METRICS", "expected_range", "first_table", "load_ranges", "metric_name", "metric_of", "range_for", "range_line",
            "range_metric", "ranges_path", "ranges_table", "recipe_sha256", "seed_record", "shown"]
