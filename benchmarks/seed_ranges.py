@@ -15,6 +15,7 @@ weights bit for bit on the recording machine.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -26,6 +27,10 @@ if __package__ in (None, ""):  # run as `python benchmarks/seed_ranges.py`: the 
 from benchmarks import experiments  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+# When `braincards train` began to pin the CPU kernels (training/kernels.py): a checkpoint
+# created before it was trained with the native kernels of an AVX-512 machine.
+KERNELS_PINNED = "2026-12-06T14:33:00+00:00"
+KERNELS_PINNED_TEXT = "2026-12-06 14:33 UTC"
 
 
 def load() -> list[dict]:
@@ -35,7 +40,9 @@ def load() -> list[dict]:
     for name, config in sorted(experiments.load()["shipped"].items()):
         cfg = load_train_config(ROOT / config)
         recipe, entry = by_recipe.get(ranges.recipe_sha256(cfg), (None, None))
-        rows.append({"checkpoint": name, "config": config, "seed": cfg.seed, "recipe": recipe, "entry": entry})
+        created = json.loads((ROOT / "checkpoints" / f"{name}.json").read_text())["created"]
+        rows.append({"checkpoint": name, "config": config, "seed": cfg.seed, "recipe": recipe, "entry": entry,
+                     "created": created})
     return rows
 
 
@@ -48,6 +55,24 @@ def rerun(row: dict) -> str:
     if found is None:
         return "not compared"
     return "other weights" if found == "other weights" else f"the same weights (its {found})"
+
+
+def pin_lines(rows: list[dict]) -> list[str]:
+    """A paragraph on what the reruns say about the kernel pin: how many gave their checkpoint's
+    weights and how many other weights, each with how many of those checkpoints were trained
+    after the pin (the rows' ``created``, the checkpoints' own dates)."""
+    outcomes = [(rerun(row), row.get("created") or "") for row in rows if row["entry"] is not None]
+    parts = []
+    for outcome, says in (("the same weights", "its weights"), ("other weights", "other weights")):
+        dates = [created for found, created in outcomes if found.startswith(outcome)]
+        if dates:
+            after = sum(created >= KERNELS_PINNED for created in dates)
+            parts.append(f"{len(dates)} gave {says} ({after} of them trained after the pin)")
+    if not parts:
+        return []
+    return ["", f"`braincards train` has pinned the CPU kernels since {KERNELS_PINNED_TEXT} ([what",
+            "reproduces](training.md#what-reproduces)). Of the reruns of a checkpoint's own seed,",
+            " and ".join(parts) + "."]
 
 
 def render(rows: list[dict]) -> list[str]:
@@ -65,24 +90,27 @@ def render(rows: list[dict]) -> list[str]:
         "reproduces](training.md#what-reproduces)). A shipped checkpoint is its run's best",
         "evaluation, so its row above can lie above its recipe's last evaluations. *Rerun of its",
         "seed*: whether training the checkpoint's own seed again gave its weights bit for bit, on",
-        "the machine that recorded the range (*not compared*: recorded before that comparison",
-        "existed). A recipe without recorded seeds is a single run: its numbers are one seed's.", "",
-        "| checkpoint | config | its seed | recorded seeds: last evaluation | expected range | rerun of its seed |",
-        "|---|---|---:|---|---|---|",
+        "the machine that recorded the range.",
     ]
+    table = []
     single = 0
     for row in rows:
         entry = row["entry"]
         if entry is None:
             single += 1
-            lines.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | one run | - | - |")
+            table.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | one run | - | - |")
             continue
         seeds = ", ".join(f"{ranges.shown(entry, s['last']['value'])} (seed {s['seed']})" for s in entry["seeds"])
         if ranges.metric_name(entry):
             seeds = f"{ranges.metric_name(entry)}: {seeds}"
         lo, hi = ranges.expected_range(entry)
-        lines.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | {seeds} | "
+        table.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | {seeds} | "
                      f"{ranges.shown(entry, lo)}-{ranges.shown(entry, hi)} | {rerun(row)} |")
+    if any(rerun(row) == "not compared" for row in rows if row["entry"] is not None):
+        lines[-1] += " *Not compared*: recorded before that comparison existed."
+    lines += ["A recipe without recorded seeds is a single run: its numbers are one seed's.", *pin_lines(rows), "",
+              "| checkpoint | config | its seed | recorded seeds: last evaluation | expected range | rerun of its seed |",
+              "|---|---|---:|---|---|---|", *table]
     verb = "is a single run" if single == 1 else "are single runs"
     lines += ["", f"{len(rows) - single} of {len(rows)} checkpoints have a recorded range; {single} {verb}.", ""]
     return lines

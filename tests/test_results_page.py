@@ -158,8 +158,10 @@ def test_the_seeds_section_gives_each_checkpoint_its_recipes_range_or_says_it_is
 
     entry = {"seeds": [seed(0, 0.5, 0.45, 0.55), seed(1, 0.6, 0.55, 0.66, shipped={"g/x_s1": "best"}),
                        seed(2, 0.4, 0.35, 0.46, shipped={"g/x_s2": "other weights"})]}
-    rows = [{"checkpoint": "g/x_s1", "config": "configs/g/x_s1.yaml", "seed": 1, "recipe": "g/x", "entry": entry},
-            {"checkpoint": "g/x_s2", "config": "configs/g/x_s2.yaml", "seed": 2, "recipe": "g/x", "entry": entry},
+    rows = [{"checkpoint": "g/x_s1", "config": "configs/g/x_s1.yaml", "seed": 1, "recipe": "g/x", "entry": entry,
+             "created": "2026-12-07T03:40:15+00:00"},
+            {"checkpoint": "g/x_s2", "config": "configs/g/x_s2.yaml", "seed": 2, "recipe": "g/x", "entry": entry,
+             "created": "2026-12-06T14:32:59+00:00"},
             {"checkpoint": "g/x_s3", "config": "configs/g/x_s3.yaml", "seed": 3, "recipe": "g/x", "entry": entry},
             {"checkpoint": "g/y", "config": "configs/g/y.yaml", "seed": 0, "recipe": None, "entry": None}]
     text = "\n".join(seeds.render(rows))
@@ -169,11 +171,30 @@ def test_the_seeds_section_gives_each_checkpoint_its_recipes_range_or_says_it_is
     assert "| seed 3 not among the recorded |" in text
     assert "| `g/y` | `configs/g/y.yaml` | 0 | one run | - | - |" in text
     assert "3 of 4 checkpoints have a recorded range; 1 is a single run." in text
+    assert ("1 gave its weights (1 of them trained after the pin) and 1 gave other weights "
+            "(0 of them trained after the pin).") in text
+    assert "*Not compared*" not in text
+    entry["seeds"][1].pop("shipped")
+    text = "\n".join(seeds.render(rows))
+    assert "| 0.350-0.660 | not compared |" in text and "*Not compared*: recorded before" in text
+    assert "0 gave" not in text and "1 gave other weights" in text
     assert seeds.render([]) == []
     # the shipped page: every checkpoint has its row, each recorded recipe's range is found
     shipped = seeds.load()
     assert len(shipped) == len(results_page.shipped())
     assert {r["recipe"] for r in shipped if r["recipe"]} == set(seeds.ranges.load_ranges()) - {"the_brain/train_3p_quick"}
+
+
+def test_reruns_give_the_shipped_weights_exactly_when_the_checkpoint_was_trained_with_pinned_kernels():
+    """What training.md says of the kernel pin, on the recorded reruns: a checkpoint trained
+    after the pin gave its weights again bit for bit, one trained before it other weights."""
+    seeds = results_page.seed_ranges
+    compared = [(seeds.rerun(r), r) for r in seeds.load() if r["entry"] is not None]
+    assert len(compared) >= 30
+    for found, row in compared:
+        assert found != "not compared", row["checkpoint"]
+        pinned = row["created"] >= seeds.KERNELS_PINNED
+        assert found.startswith("the same weights") == pinned, (row["checkpoint"], row["created"], found)
 
 
 def _fields(model: type[BaseModel], seen: set) -> list[tuple[str, str]]:
