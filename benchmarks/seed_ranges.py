@@ -30,7 +30,6 @@ ROOT = Path(__file__).resolve().parents[1]
 # When `braincards train` began to pin the CPU kernels (training/kernels.py): a checkpoint
 # created before it was trained with the native kernels of an AVX-512 machine.
 KERNELS_PINNED = "2026-12-06T14:33:00+00:00"
-KERNELS_PINNED_TEXT = "2026-12-06 14:33 UTC"
 
 
 def load() -> list[dict]:
@@ -70,7 +69,7 @@ def pin_lines(rows: list[dict]) -> list[str]:
             parts.append(f"{len(dates)} gave {says} ({after} of them trained after the pin)")
     if not parts:
         return []
-    return ["", f"`braincards train` has pinned the CPU kernels since {KERNELS_PINNED_TEXT} ([what",
+    return ["", f"`braincards train` has pinned the CPU kernels since {KERNELS_PINNED[:10]} {KERNELS_PINNED[11:16]} UTC ([what",
             "reproduces](training.md#what-reproduces)). Of the reruns of a checkpoint's own seed,",
             " and ".join(parts) + "."]
 
@@ -101,8 +100,9 @@ def render(rows: list[dict]) -> list[str]:
             table.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | one run | - | - |")
             continue
         seeds = ", ".join(f"{ranges.shown(entry, s['last']['value'])} (seed {s['seed']})" for s in entry["seeds"])
-        if ranges.metric_name(entry):
-            seeds = f"{ranges.metric_name(entry)}: {seeds}"
+        metric = ranges.metric_name(entry)
+        if metric:
+            seeds = f"{metric}: {seeds}"
         lo, hi = ranges.expected_range(entry)
         table.append(f"| `{row['checkpoint']}` | `{row['config']}` | {row['seed']} | {seeds} | "
                      f"{ranges.shown(entry, lo)}-{ranges.shown(entry, hi)} | {rerun(row)} |")

@@ -109,7 +109,8 @@ def range_line(cfg: TrainConfig, summary: dict) -> str | None:
     value = summary["last"][table][metric]
     seeds = ", ".join(f"{shown(entry, s['last']['value'])} (seed {s['seed']})" for s in entry["seeds"])
     inside = "inside" if lo <= value["value"] <= hi else "OUTSIDE"
-    label = f" {metric_name(entry)}" if metric_name(entry) else ""
+    metric_label = metric_name(entry)
+    label = f" {metric_label}" if metric_label else ""
     return (f"{name}, {table}{label}: this run ended at {fmt_interval(value, METRICS[metric][1])}, {inside} the "
             f"expected range {shown(entry, lo)}-{shown(entry, hi)} (recorded runs ended at {seeds}; "
             f"{entry.get('machine', 'machine not recorded')})")
@@ -127,7 +128,8 @@ def ranges_table() -> str:
             return ", ".join(shown(entry, s[key]["value"]) if key in s else "-" for s in seeds)
 
         lo, hi = expected_range(entry)
-        table = seeds[0]["table"] + (f" ({metric_name(entry)})" if metric_name(entry) else "")
+        metric_label = metric_name(entry)
+        table = seeds[0]["table"] + (f" ({metric_label})" if metric_label else "")
         lines.append(f"| `{name}` (`{entry['config']}`) | {table} | "
                      f"{', '.join(str(s['seed']) for s in seeds)} | {values('start')} | {values('last')} | "
                      f"{values('best')} | {shown(entry, lo)}-{shown(entry, hi)} |")
