@@ -32,7 +32,6 @@ from pathlib import Path
 import pytest
 
 from braincards.envs import make
-from braincards.training.agents.checkpoint import CheckpointConfigWarning
 from braincards.training.agents.locations import resolve_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -231,6 +230,15 @@ def _link(src, dst):
     Path(dst).symlink_to(Path(src).resolve())
 
 
+def _warnings_are_errors():
+    """Turn the warnings a user would see into errors: Python's default filters show every
+    UserWarning (our CheckpointConfigWarning, a library's deprecation notice such as starlette's
+    about httpx), RuntimeWarning and FutureWarning, and hide DeprecationWarnings raised inside
+    libraries."""
+    for category in (UserWarning, RuntimeWarning, FutureWarning):
+        warnings.simplefilter("error", category)
+
+
 @pytest.mark.parametrize("page, section", _sections_with(PYTHON), ids=lambda x: x)
 def test_docs_python_blocks_run(page, section, workspace):
     blocks = [b for b in BLOCKS if b.page == page and b.section == section and b.lang in PYTHON]
@@ -242,7 +250,7 @@ def test_docs_python_blocks_run(page, section, workspace):
             code = code.replace(slow, fast)
         try:
             with warnings.catch_warnings():  # a documented snippet prints no warning (issue 40)
-                warnings.simplefilter("error", CheckpointConfigWarning)
+                _warnings_are_errors()
                 exec(compile(code, b.where(), "exec"), namespace)  # noqa: S102 - our own docs
         except Exception as err:
             pytest.fail(f"{b.where()}: the python block fails: {type(err).__name__}: {err}")
@@ -320,5 +328,5 @@ def test_docs_commands_parse(block, line, argv, workspace, capsys, monkeypatch):
         if hasattr(args, "out"):
             args.out = str(workdir / "out")
         with warnings.catch_warnings():  # a documented command prints no warning (issue 40)
-            warnings.simplefilter("error", CheckpointConfigWarning)
+            _warnings_are_errors()
             assert args.func(args) == 0, where
