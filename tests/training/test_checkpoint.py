@@ -19,7 +19,7 @@ from braincards.training.agents.checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
-from braincards.training.agents.checkpoint_checks import ALLOWED_MEMBERS
+from braincards.training.agents.checkpoint_checks import ALLOWED_MEMBERS, CheckpointConfigWarning
 from braincards.training.agents.locations import available_checkpoints
 from braincards.training.agents.network import load_policy
 from braincards.training.agents.policy import PolicySpecError
@@ -88,9 +88,10 @@ def test_planted_checkpoint_by_name_and_with_workers(planted, monkeypatch, tmp_p
     """The attack paths of the issue: a checkpoint *name*, and evaluate with 2 workers."""
     ck, marker = planted
     monkeypatch.setenv("BRAINCARDS_CHECKPOINTS", str(tmp_path / "store"))
-    with pytest.raises(CheckpointError):
+    # its metadata is plain JSON, read (and compared with the table) before the archive is refused
+    with pytest.raises(CheckpointError), pytest.warns(CheckpointConfigWarning, match="num_players: trained 1, here 2"):
         make_policy("the_brain/evil", "the_brain_v0", {"num_players": 2})
-    with pytest.raises(CheckpointError):
+    with pytest.raises(CheckpointError), pytest.warns(CheckpointConfigWarning, match="trained 1, here 2"):
         evaluate("the_brain_v0", {"num_players": 2}, seats=[str(ck), "random"], games=4, workers=2)
     assert not marker.exists()
 
@@ -104,8 +105,9 @@ def test_the_current_directory_cannot_stand_in_for_a_name(tmp_path, tiny_checkpo
     with pytest.raises(PolicySpecError):
         make_policy("the_brain/tiny", "the_brain_v0")
     assert "the_brain/tiny" not in available_checkpoints()
-    # an explicit path still loads it
-    p = make_policy("./checkpoints/the_brain/tiny", "the_brain_v0")
+    # an explicit path still loads it (the solo checkpoint at the default 3-player table: it warns)
+    with pytest.warns(CheckpointConfigWarning, match="num_players: trained 1, here 3"):
+        p = make_policy("./checkpoints/the_brain/tiny", "the_brain_v0")
     assert p.metadata["game"] == "the_brain_v0"
 
 
@@ -114,7 +116,7 @@ def test_flat_checkpoint_folder_lists_by_game(tmp_path, tiny_checkpoint, monkeyp
     monkeypatch.setenv("BRAINCARDS_CHECKPOINTS", str(tmp_path / "flat"))
     assert "tiny" in available_checkpoints("the_brain_v0")
     assert "tiny" not in available_checkpoints("oh_my_brain_v0")
-    assert make_policy("tiny", "the_brain_v0").metadata["game"] == "the_brain_v0"
+    assert make_policy("tiny", "the_brain_v0", {"num_players": 1}).metadata["game"] == "the_brain_v0"
 
 
 def _rewrite_tensors(ck, change):

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from braincards.envs import derive_seed
+from braincards.training.agents.checkpoint_checks import CheckpointConfigWarning
 from braincards.training.evaluation.crossplay import crossplay
 from braincards.training.evaluation.evaluate import evaluate
 from braincards.training.evaluation.league import league
@@ -66,8 +67,9 @@ def test_evaluate_errors():
 
 def test_crossplay_matrix_files_and_same_deals(tmp_path, tiny_checkpoint):
     specs = ["heuristic", "random", str(tiny_checkpoint)]
-    r = crossplay("the_brain", {"num_players": 3}, policies=specs, games=12, seed=2,
-                  out_dir=tmp_path, progress=False)
+    with pytest.warns(CheckpointConfigWarning, match="num_players: trained 1, here 3"):  # the solo checkpoint
+        r = crossplay("the_brain", {"num_players": 3}, policies=specs, games=12, seed=2,
+                      out_dir=tmp_path, progress=False)
     k = len(specs)
     assert r["policies"] == specs
     for i in range(k):
