@@ -34,3 +34,13 @@ def tiny_checkpoint(tmp_path_factory, tiny_model):
     save_checkpoint(tiny_model, path, "the_brain_v0", {"num_players": 1}, seed=0,
                     training={"note": "test fixture"}, optimizer=True)
     return path
+
+
+@pytest.fixture()
+def warns_solo_at():
+    """``warns_solo_at(n)``: expect the warning a solo-trained checkpoint (the tiny one, or a
+    copy of it) gives when it is seated at an ``n``-player table: it fits the table's spaces,
+    but it was trained for other options."""
+    from braincards.training.agents.checkpoint_checks import CheckpointConfigWarning
+
+    return lambda n: pytest.warns(CheckpointConfigWarning, match=f"num_players: trained 1, here {n}")

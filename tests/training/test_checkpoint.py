@@ -19,7 +19,7 @@ from braincards.training.agents.checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
-from braincards.training.agents.checkpoint_checks import ALLOWED_MEMBERS, CheckpointConfigWarning
+from braincards.training.agents.checkpoint_checks import ALLOWED_MEMBERS
 from braincards.training.agents.locations import available_checkpoints
 from braincards.training.agents.network import load_policy
 from braincards.training.agents.policy import PolicySpecError
@@ -84,19 +84,19 @@ def test_a_pickle_beside_valid_tensors_is_refused(tmp_path, tiny_checkpoint):
     assert not marker.exists()
 
 
-def test_planted_checkpoint_by_name_and_with_workers(planted, monkeypatch, tmp_path):
+def test_planted_checkpoint_by_name_and_with_workers(planted, monkeypatch, tmp_path, warns_solo_at):
     """The attack paths of the issue: a checkpoint *name*, and evaluate with 2 workers."""
     ck, marker = planted
     monkeypatch.setenv("BRAINCARDS_CHECKPOINTS", str(tmp_path / "store"))
     # its metadata is plain JSON, read (and compared with the table) before the archive is refused
-    with pytest.raises(CheckpointError), pytest.warns(CheckpointConfigWarning, match="num_players: trained 1, here 2"):
+    with pytest.raises(CheckpointError), warns_solo_at(2):
         make_policy("the_brain/evil", "the_brain_v0", {"num_players": 2})
-    with pytest.raises(CheckpointError), pytest.warns(CheckpointConfigWarning, match="trained 1, here 2"):
+    with pytest.raises(CheckpointError), warns_solo_at(2):
         evaluate("the_brain_v0", {"num_players": 2}, seats=[str(ck), "random"], games=4, workers=2)
     assert not marker.exists()
 
 
-def test_the_current_directory_cannot_stand_in_for_a_name(tmp_path, tiny_checkpoint, monkeypatch):
+def test_the_current_directory_cannot_stand_in_for_a_name(tmp_path, tiny_checkpoint, monkeypatch, warns_solo_at):
     """Names are looked up in the package's checkpoints and $BRAINCARDS_CHECKPOINTS only; a
     ./checkpoints folder (or a same-named relative path) is never taken for a name."""
     monkeypatch.delenv("BRAINCARDS_CHECKPOINTS", raising=False)
@@ -106,7 +106,7 @@ def test_the_current_directory_cannot_stand_in_for_a_name(tmp_path, tiny_checkpo
         make_policy("the_brain/tiny", "the_brain_v0")
     assert "the_brain/tiny" not in available_checkpoints()
     # an explicit path still loads it (the solo checkpoint at the default 3-player table: it warns)
-    with pytest.warns(CheckpointConfigWarning, match="num_players: trained 1, here 3"):
+    with warns_solo_at(3):
         p = make_policy("./checkpoints/the_brain/tiny", "the_brain_v0")
     assert p.metadata["game"] == "the_brain_v0"
 

@@ -8,7 +8,6 @@ import math
 import pytest
 
 from braincards.envs import derive_seed
-from braincards.training.agents.checkpoint_checks import CheckpointConfigWarning
 from braincards.training.evaluation.crossplay import crossplay
 from braincards.training.evaluation.evaluate import evaluate
 from braincards.training.evaluation.league import league
@@ -65,9 +64,9 @@ def test_evaluate_errors():
         evaluate("the_brain", {}, seats=["random", "random"], games=2, seed=-1)
 
 
-def test_crossplay_matrix_files_and_same_deals(tmp_path, tiny_checkpoint):
+def test_crossplay_matrix_files_and_same_deals(tmp_path, tiny_checkpoint, warns_solo_at):
     specs = ["heuristic", "random", str(tiny_checkpoint)]
-    with pytest.warns(CheckpointConfigWarning, match="num_players: trained 1, here 3"):  # the solo checkpoint
+    with warns_solo_at(3):  # the solo checkpoint at 3 players
         r = crossplay("the_brain", {"num_players": 3}, policies=specs, games=12, seed=2,
                       out_dir=tmp_path, progress=False)
     k = len(specs)

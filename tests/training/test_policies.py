@@ -12,7 +12,6 @@ import pytest
 
 from braincards.envs import make
 from braincards.training.agents.checkpoint import CheckpointError, read_metadata, save_checkpoint
-from braincards.training.agents.checkpoint_checks import CheckpointConfigWarning
 from braincards.training.agents.heuristics import make_heuristic
 from braincards.training.agents.network import load_policy
 from braincards.training.agents.policy import PolicySpecError, RandomPolicy
@@ -77,21 +76,21 @@ def test_policies_always_legal(game, spec):
     assert total >= 2500, total
 
 
-def test_checkpoint_policy_always_legal(tiny_checkpoint):
+def test_checkpoint_policy_always_legal(tiny_checkpoint, warns_solo_at):
     total = 0
     same_spaces = [{"num_players": 1}, {"num_players": 2, "difficulty": "cat_burglar"},
                    {"num_players": 4, "hand_size": 3, "draw_rule": "optional"}]
     for config in same_spaces:  # the solo checkpoint warns at larger tables (never at its own)
         n = config["num_players"]
-        with nullcontext() if n == 1 else pytest.warns(CheckpointConfigWarning, match=f"trained 1, here {n}"):
+        with nullcontext() if n == 1 else warns_solo_at(n):
             total += play_checked("the_brain_v0", config, str(tiny_checkpoint), games=5, seed=7,
                                   min_decisions=700)
     assert total >= 2000
 
 
-def test_checkpoint_stochastic_is_seeded_and_legal(tiny_checkpoint):
+def test_checkpoint_stochastic_is_seeded_and_legal(tiny_checkpoint, warns_solo_at):
     def run(seed):
-        with pytest.warns(CheckpointConfigWarning, match="num_players: trained 1, here 2"):
+        with warns_solo_at(2):
             p = load_policy(tiny_checkpoint, deterministic=False, game="the_brain_v0", config={"num_players": 2})
         env = make("the_brain_v0", raw=True, num_players=2)
         env.reset(seed=3)
@@ -433,7 +432,7 @@ def test_save_checkpoint_refuses_mismatched_config(tiny_model, tmp_path):
     assert not (tmp_path / "x.zip").exists()
 
 
-def test_recurrent_ppo_checkpoint(tmp_path):
+def test_recurrent_ppo_checkpoint(tmp_path, warns_solo_at):
     """RecurrentPPO checkpoints load too: the LSTM state runs through the game, the logits
     are masked by the policy (RecurrentPPO itself has no masks)."""
     from sb3_contrib import RecurrentPPO
@@ -446,7 +445,7 @@ def test_recurrent_ppo_checkpoint(tmp_path):
     model.learn(32)
     save_checkpoint(model, tmp_path / "rec", "the_brain_v0", {"num_players": 1, "illegal_action": "penalize"})
     assert read_metadata(tmp_path / "rec")["algo"] == "RecurrentPPO"
-    with pytest.warns(CheckpointConfigWarning, match="num_players: trained 1, here 2"):
+    with warns_solo_at(2):
         assert play_checked("the_brain_v0", {"num_players": 2}, str(tmp_path / "rec"), games=3, seed=1,
                             min_decisions=200) >= 200
 
